@@ -1,0 +1,77 @@
+// The backend interface and the registry of built backends.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parfilter/image.hpp"
+#include "parfilter/op_set.hpp"
+
+namespace parfilter {
+
+/// Whether a backend can run here. CPU backends are always present; GPU backends say why not
+/// ("no CUDA device").
+struct Availability {
+  bool present = true;
+  std::string reason;  ///< why not, when !present
+};
+
+/// Milliseconds spent in each stage of one run. Device backends fill upload and download.
+struct StageTimes {
+  double compute_ms = 0.0;
+  std::optional<double> upload_ms;
+  std::optional<double> download_ms;
+};
+
+/// Options a backend takes when it is created.
+struct BackendOptions {
+  int threads = 0;  ///< CPU worker threads; 0 = every hardware thread
+};
+
+/// One framework's implementation of the whole op set.
+class Backend {
+ public:
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+  virtual ~Backend() = default;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// The variants this backend offers for `op`, the default first. Never empty.
+  [[nodiscard]] virtual std::vector<std::string> variants(Op op) const = 0;
+  /// Whether the backend's device exists on this machine.
+  [[nodiscard]] virtual Availability availability() const = 0;
+  /// Worker threads the backend runs with (1 for serial and device backends).
+  [[nodiscard]] virtual int threads() const { return 1; }
+
+  /// Runs `op` on `input` (a full-height view). Throws UsageError for an unknown variant
+  /// or bad parameters, RuntimeError for a device failure. Fills `times` when given.
+  virtual OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
+                       StageTimes* times = nullptr) = 0;
+};
+
+using BackendFactory = std::unique_ptr<Backend> (*)(const BackendOptions&);
+
+/// A backend compiled into this build.
+struct BackendInfo {
+  std::string_view name;
+  BackendFactory create;
+};
+
+/// Every backend this build compiled, serial first. The list is generated at configure time
+/// from the backends CMake built (target parfilter::registry).
+[[nodiscard]] std::span<const BackendInfo> registered_backends();
+
+/// The registered backend called `name`, or nullptr.
+[[nodiscard]] const BackendInfo* find_backend(std::string_view name);
+
+/// Resolves params.variant against backend.variants(op): empty gives the default; an unknown
+/// name throws UsageError listing the valid ones.
+[[nodiscard]] std::string resolve_variant(const Backend& backend, Op op,
+                                          const std::string& requested);
+
+}  // namespace parfilter

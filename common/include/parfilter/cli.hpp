@@ -1,0 +1,20 @@
+// The command-line front end every parfilter-<backend> executable shares.
+#pragma once
+
+#include <string_view>
+
+#include "parfilter/backend.hpp"
+
+namespace parfilter {
+
+/// Exit codes of every executable.
+inline constexpr int kExitSuccess = 0;
+inline constexpr int kExitRuntimeFailure = 1;
+inline constexpr int kExitBadInput = 2;  ///< bad usage or bad input
+
+/// Runs `parfilter-<backend_name> <op> [options] <input> <output>` (or a batch with
+/// --out-dir). Errors go to stderr as one line; the return value is the exit code.
+int cli_main(int argc, const char* const* argv, std::string_view backend_name,
+             BackendFactory factory);
+
+}  // namespace parfilter

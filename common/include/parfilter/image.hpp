@@ -1,0 +1,131 @@
+// Image storage and non-owning row-range views.
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+namespace parfilter {
+
+/// Half-open range of rows [begin, end) of an image.
+struct RowRange {
+  int begin = 0;
+  int end = 0;
+
+  [[nodiscard]] constexpr int size() const { return end > begin ? end - begin : 0; }
+  [[nodiscard]] constexpr bool empty() const { return end <= begin; }
+  friend constexpr bool operator==(RowRange, RowRange) = default;
+};
+
+/// A non-owning view of rows [rows.begin, rows.end) of an image whose full size is
+/// width x height. Rows are addressed by their index in the full image, so a kernel that
+/// works on a slice (a thread's block, an MPI rank's block plus halo) still applies borders
+/// against the true image edges: row(y) is valid for y in [rows.begin, rows.end).
+template <typename Sample>
+class BasicImageView {
+ public:
+  BasicImageView() = default;
+
+  /// `first_row` points at the first sample of row `rows.begin`.
+  BasicImageView(Sample* first_row, int width, int height, int channels, std::ptrdiff_t stride,
+                 RowRange rows)
+      : first_row_(first_row),
+        width_(width),
+        height_(height),
+        channels_(channels),
+        stride_(stride),
+        rows_(rows) {}
+
+  /// A const view of a mutable view.
+  template <typename Other>
+    requires(!std::is_same_v<Other, Sample>)
+  BasicImageView(const BasicImageView<Other>& other)  // NOLINT(google-explicit-constructor)
+      : BasicImageView(other.first_row(), other.width(), other.height(), other.channels(),
+                       other.stride(), other.rows()) {}
+
+  [[nodiscard]] int width() const { return width_; }
+  /// Height of the full image, not of the slice.
+  [[nodiscard]] int height() const { return height_; }
+  [[nodiscard]] int channels() const { return channels_; }
+  /// Distance in samples between the starts of two consecutive rows.
+  [[nodiscard]] std::ptrdiff_t stride() const { return stride_; }
+  /// The rows this view can address.
+  [[nodiscard]] RowRange rows() const { return rows_; }
+  [[nodiscard]] Sample* first_row() const { return first_row_; }
+  /// Samples in one row: width * channels.
+  [[nodiscard]] std::ptrdiff_t row_samples() const {
+    return static_cast<std::ptrdiff_t>(width_) * channels_;
+  }
+
+  /// Row y of the full image; y must lie in rows().
+  [[nodiscard]] Sample* row(int y) const {
+    assert(y >= rows_.begin && y < rows_.end);
+    return first_row_ + static_cast<std::ptrdiff_t>(y - rows_.begin) * stride_;
+  }
+
+  /// A narrower view over `sub`, which must lie inside rows().
+  [[nodiscard]] BasicImageView slice(RowRange sub) const {
+    assert(sub.begin >= rows_.begin && sub.end <= rows_.end);
+    return BasicImageView(first_row_ + static_cast<std::ptrdiff_t>(sub.begin - rows_.begin) * stride_,
+                          width_, height_, channels_, stride_, sub);
+  }
+
+ private:
+  Sample* first_row_ = nullptr;
+  int width_ = 0;
+  int height_ = 0;
+  int channels_ = 0;
+  std::ptrdiff_t stride_ = 0;
+  RowRange rows_{};
+};
+
+using ImageView = BasicImageView<std::uint8_t>;
+using ConstImageView = BasicImageView<const std::uint8_t>;
+
+/// An owning image: 8-bit samples, 1 (gray), 3 (RGB) or 4 (RGBA) interleaved channels,
+/// rows stored top to bottom without padding.
+class Image {
+ public:
+  Image() = default;
+  /// A zero-filled image. Throws std::invalid_argument for a non-positive size or a channel
+  /// count other than 1, 3 or 4, and std::length_error when the buffer size overflows.
+  Image(int width, int height, int channels);
+
+  [[nodiscard]] int width() const { return width_; }
+  [[nodiscard]] int height() const { return height_; }
+  [[nodiscard]] int channels() const { return channels_; }
+  [[nodiscard]] bool empty() const { return pixels_.empty(); }
+  [[nodiscard]] std::ptrdiff_t stride() const {
+    return static_cast<std::ptrdiff_t>(width_) * channels_;
+  }
+  [[nodiscard]] std::size_t size_bytes() const { return pixels_.size(); }
+
+  [[nodiscard]] std::uint8_t* data() { return pixels_.data(); }
+  [[nodiscard]] const std::uint8_t* data() const { return pixels_.data(); }
+  [[nodiscard]] std::uint8_t* row(int y) { return pixels_.data() + y * stride(); }
+  [[nodiscard]] const std::uint8_t* row(int y) const { return pixels_.data() + y * stride(); }
+  [[nodiscard]] std::uint8_t& at(int x, int y, int c = 0) { return row(y)[x * channels_ + c]; }
+  [[nodiscard]] std::uint8_t at(int x, int y, int c = 0) const {
+    return row(y)[x * channels_ + c];
+  }
+
+  [[nodiscard]] ImageView view() { return view(RowRange{0, height_}); }
+  [[nodiscard]] ConstImageView view() const { return view(RowRange{0, height_}); }
+  [[nodiscard]] ImageView view(RowRange rows);
+  [[nodiscard]] ConstImageView view(RowRange rows) const;
+
+  /// A copy of the pixels of a view that addresses every row of its image.
+  [[nodiscard]] static Image copy_of(const ConstImageView& full);
+
+  friend bool operator==(const Image& a, const Image& b) = default;
+
+ private:
+  int width_ = 0;
+  int height_ = 0;
+  int channels_ = 0;
+  std::vector<std::uint8_t> pixels_;
+};
+
+}  // namespace parfilter

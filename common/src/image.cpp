@@ -1,0 +1,48 @@
+#include "parfilter/image.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace parfilter {
+
+Image::Image(int width, int height, int channels)
+    : width_(width), height_(height), channels_(channels) {
+  if (width <= 0 || height <= 0) {
+    throw std::invalid_argument("Image: width and height must be positive, got " +
+                                std::to_string(width) + "x" + std::to_string(height));
+  }
+  if (channels != 1 && channels != 3 && channels != 4) {
+    throw std::invalid_argument("Image: channels must be 1, 3 or 4, got " +
+                                std::to_string(channels));
+  }
+  const auto bytes = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
+                     static_cast<std::uint64_t>(channels);
+  if (bytes > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
+    throw std::length_error("Image: " + std::to_string(bytes) + " bytes do not fit in memory");
+  }
+  pixels_.assign(static_cast<std::size_t>(bytes), 0);
+}
+
+ImageView Image::view(RowRange rows) {
+  return {pixels_.data() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
+}
+
+ConstImageView Image::view(RowRange rows) const {
+  return {pixels_.data() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
+}
+
+Image Image::copy_of(const ConstImageView& full) {
+  if (full.rows().begin != 0 || full.rows().end != full.height()) {
+    throw std::invalid_argument("Image::copy_of: the view must address every row");
+  }
+  Image img(full.width(), full.height(), full.channels());
+  for (int y = 0; y < full.height(); ++y) {
+    std::copy_n(full.row(y), full.row_samples(), img.row(y));
+  }
+  return img;
+}
+
+}  // namespace parfilter

@@ -1,0 +1,117 @@
+#include "support/test_images.hpp"
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "parfilter/image_io.hpp"
+
+namespace parfilter::test {
+
+Image synthetic_image(int width, int height, int channels, std::uint32_t seed) {
+  constexpr int kNoiseAmplitude = 24;
+  constexpr int kBlockSize = 7;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> noise(-kNoiseAmplitude, kNoiseAmplitude);
+  std::uniform_int_distribution<int> level(0, 255);
+  const int flat_value = level(rng);
+  Image img(width, height, channels);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      // Left third: a flat region; middle: blocks with hard edges; right: gradient + noise.
+      const int region = width >= 3 ? (3 * x) / width : 2;
+      for (int c = 0; c < channels; ++c) {
+        int v = 0;
+        if (region == 0) {
+          v = flat_value;
+        } else if (region == 1) {
+          v = ((x / kBlockSize + y / kBlockSize + c) % 2) != 0 ? 200 + c * 10 : 30 + c * 20;
+        } else {
+          v = (x * 255) / std::max(1, width - 1) / 2 + (y * 255) / std::max(1, height - 1) / 2 +
+              noise(rng);
+        }
+        img.at(x, y, c) = static_cast<std::uint8_t>(std::clamp(v, 0, 255));
+      }
+    }
+  }
+  return img;
+}
+
+Image noise_image(int width, int height, int channels, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> sample(0, 255);
+  Image img(width, height, channels);
+  for (std::size_t i = 0; i < img.size_bytes(); ++i) {
+    img.data()[i] = static_cast<std::uint8_t>(sample(rng));
+  }
+  return img;
+}
+
+Image make_image(int width, int height, int channels, std::initializer_list<int> samples) {
+  Image img(width, height, channels);
+  if (samples.size() != img.size_bytes()) {
+    throw std::invalid_argument("make_image: wrong number of samples");
+  }
+  std::size_t i = 0;
+  for (int v : samples) img.data()[i++] = static_cast<std::uint8_t>(v);
+  return img;
+}
+
+std::filesystem::path data_dir() { return PARFILTER_DATA_DIR; }
+std::filesystem::path shared_dir() { return PARFILTER_SHARED_DIR; }
+
+Image load_data_image(const std::string& name) { return load_image(data_dir() / name); }
+
+::testing::AssertionResult same_image(const Image& expected, const Image& actual) {
+  if (expected.width() != actual.width() || expected.height() != actual.height() ||
+      expected.channels() != actual.channels()) {
+    return ::testing::AssertionFailure()
+           << "shape differs: expected " << expected.width() << "x" << expected.height() << "x"
+           << expected.channels() << ", got " << actual.width() << "x" << actual.height() << "x"
+           << actual.channels();
+  }
+  for (int y = 0; y < expected.height(); ++y) {
+    for (int x = 0; x < expected.width(); ++x) {
+      for (int c = 0; c < expected.channels(); ++c) {
+        if (expected.at(x, y, c) != actual.at(x, y, c)) {
+          return ::testing::AssertionFailure()
+                 << "first difference at (x=" << x << ", y=" << y << ", c=" << c
+                 << "): expected " << int{expected.at(x, y, c)} << ", got "
+                 << int{actual.at(x, y, c)};
+        }
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TempDir::TempDir() {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::ostringstream name;
+    name << "parfilter-test-" << std::hex << rd() << rd();
+    auto candidate = std::filesystem::temp_directory_path() / name.str();
+    if (std::filesystem::create_directory(candidate)) {
+      path_ = candidate;
+      return;
+    }
+  }
+  throw std::runtime_error("TempDir: could not create a temporary directory");
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::vector<std::string> TempDir::files() const {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    if (entry.is_regular_file()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace parfilter::test
