@@ -1,0 +1,86 @@
+// Internals of the command line shared by cli.cpp (parsing, validation) and cli_jobs.cpp
+// (running each input). Not installed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "parfilter/backend.hpp"
+#include "parfilter/image_io.hpp"
+#include "parfilter/op_set.hpp"
+
+namespace parfilter::cli_detail {
+
+/// Everything the command line sets.
+struct CliArgs {
+  std::string op_name;
+  std::vector<std::string> files;
+  std::string variant;
+  std::string border = "replicate";
+  double sigma = OpParams{}.sigma;
+  std::string sobel_output = "magnitude";
+  bool per_channel = false;
+  std::string se = "rect:3x3";
+  int iterations = OpParams{}.iterations;
+  bool adaptive = false;
+  int window = OpParams{}.window;
+  int min_contrast = OpParams{}.min_contrast;
+  bool print_threshold = false;
+  int threads = 0;
+  int repeat = 1;
+  bool timing = false;
+  std::uint64_t max_image_bytes = kDefaultMaxImageBytes;
+  bool list = false;
+  std::string out_dir;
+  std::string format;
+};
+
+/// One input and the path its result goes to.
+struct Job {
+  std::filesystem::path input;
+  std::filesystem::path output;
+};
+
+/// Writes the one-line errors, timing lines and, on a terminal, the batch progress line.
+class Reporter {
+ public:
+  Reporter(std::string program, bool show_progress)
+      : program_(std::move(program)), show_progress_(show_progress) {}
+
+  /// "<program>: <message>" as one line.
+  void error(const std::string& message);
+  void info(const std::string& line);
+  /// "[i/n] <input>" in place, on a terminal only.
+  void progress(std::size_t done, std::size_t total, const std::filesystem::path& current);
+  void clear_progress();
+
+ private:
+  std::string program_;
+  bool show_progress_;
+  bool progress_shown_ = false;
+};
+
+/// What one invocation runs: the op with its parameters on one backend.
+struct Session {
+  Op op;
+  OpParams params;
+  const CliArgs& args;
+  Backend& backend;
+  Reporter& reporter;
+  bool batch;
+};
+
+/// The jobs of the command line: <input> <output>, or every input into --out-dir. Throws
+/// UsageError for a wrong file count, a bad --format or two inputs writing the same output.
+[[nodiscard]] std::vector<Job> make_jobs(Op op, const CliArgs& args);
+
+/// Checks the output path, loads, runs (args.repeat times) and saves one job, then prints the
+/// threshold and timings asked for. Throws an error whose message names the file.
+void run_job(const Session& session, const Job& job);
+
+[[nodiscard]] std::string lower(std::string text);
+
+}  // namespace parfilter::cli_detail

@@ -1,0 +1,256 @@
+// Running the command line's jobs: output checks before any load, then load, compute and save,
+// each failure named after its file.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <iomanip>
+#include <map>
+#include <new>
+#include <optional>
+#include <sstream>
+
+#include "cli_internal.hpp"
+#include "parfilter/error.hpp"
+#include "parfilter/histogram_output.hpp"
+
+namespace parfilter::cli_detail {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kCsvFormat = "csv";
+constexpr std::string_view kDefaultImageFormat = "png";
+constexpr std::string_view kEraseLine = "\r\x1b[K";  // carriage return, clear to end of line
+
+bool is_csv(const fs::path& path) { return lower(path.extension().string()) == ".csv"; }
+
+/// One stderr line: newlines in a message would break the one-line rule.
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+/// Throws InputError when `output` cannot be written as `op`'s result: an unknown extension
+/// or a missing directory. Runs before any input is loaded.
+void check_output_path(Op op, const fs::path& output) {
+  if (op == Op::histogram && is_csv(output)) {
+    // CSV is valid for histogram only; everything else is an image format.
+  } else if (op == Op::histogram) {
+    try {
+      (void)format_for_path(output);
+    } catch (const InputError&) {
+      throw InputError(output.string() + ": unknown output extension '" +
+                       output.extension().string() +
+                       "' for histogram (use .csv, .png, .bmp, .jpg, .jpeg or .tga)");
+    }
+  } else {
+    (void)format_for_path(output);
+  }
+  const fs::path dir = output.parent_path();
+  if (!dir.empty() && !fs::is_directory(dir)) {
+    throw InputError(output.string() + ": directory '" + dir.string() + "' does not exist");
+  }
+}
+
+/// Runs `stage`; a failure that does not name `file` yet gets it as a prefix, so that each
+/// error line says which file it is about. bad_alloc and foreign exceptions become
+/// RuntimeError.
+template <typename Stage>
+auto naming_file(const fs::path& file, Stage&& stage) {
+  const std::string name = file.string();
+  const auto with_name = [&](const char* what) {
+    const std::string message = what;
+    return message.find(name) != std::string::npos ? message : name + ": " + message;
+  };
+  try {
+    return stage();
+  } catch (const UsageError& e) {
+    throw UsageError(with_name(e.what()));
+  } catch (const InputError& e) {
+    throw InputError(with_name(e.what()));
+  } catch (const std::bad_alloc&) {
+    throw RuntimeError(name + ": out of memory");
+  } catch (const std::exception& e) {
+    throw RuntimeError(with_name(e.what()));
+  }
+}
+
+double elapsed_ms(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
+}
+
+std::string format_ms(double ms) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << ms << " ms";
+  return out.str();
+}
+
+/// The result of one op run `args.repeat` times, with the median stage times.
+struct Computed {
+  OpOutput output;
+  double compute_ms = 0.0;
+  std::optional<double> upload_ms;
+  std::optional<double> download_ms;
+};
+
+Computed compute(const Session& s, const Image& image) {
+  std::vector<double> compute_ms;
+  std::vector<double> upload_ms;
+  std::vector<double> download_ms;
+  Computed result;
+  for (int run = 0; run < s.args.repeat; ++run) {
+    StageTimes times;
+    const auto start = Clock::now();
+    result.output = s.backend.run(s.op, image.view(), s.params, &times);
+    const double wall_ms = elapsed_ms(start);
+    // Device backends report compute without transfers; otherwise the wall time is compute.
+    compute_ms.push_back(times.compute_ms > 0.0 ? times.compute_ms : wall_ms);
+    if (times.upload_ms) upload_ms.push_back(*times.upload_ms);
+    if (times.download_ms) download_ms.push_back(*times.download_ms);
+  }
+  result.compute_ms = median(compute_ms);
+  if (!upload_ms.empty()) result.upload_ms = median(upload_ms);
+  if (!download_ms.empty()) result.download_ms = median(download_ms);
+  return result;
+}
+
+/// The batch's output extension for `input`: --format, else csv for histogram, else the
+/// input's own extension when it is a save format, else png.
+std::string batch_extension(Op op, const CliArgs& args, const fs::path& input) {
+  if (!args.format.empty()) return args.format;
+  if (op == Op::histogram) return std::string(kCsvFormat);
+  try {
+    (void)format_for_path(input);
+    return input.extension().string().substr(1);
+  } catch (const InputError&) {
+    return std::string(kDefaultImageFormat);
+  }
+}
+
+}  // namespace
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+void Reporter::error(const std::string& message) {
+  clear_progress();
+  std::cerr << program_ << ": " << one_line(message) << '\n' << std::flush;
+}
+
+void Reporter::info(const std::string& line) {
+  clear_progress();
+  std::cerr << line << '\n' << std::flush;
+}
+
+void Reporter::progress(std::size_t done, std::size_t total, const fs::path& current) {
+  if (!show_progress_) return;
+  std::cerr << kEraseLine << "[" << done + 1 << "/" << total << "] " << current.string()
+            << std::flush;
+  progress_shown_ = true;
+}
+
+void Reporter::clear_progress() {
+  if (!progress_shown_) return;
+  std::cerr << kEraseLine << std::flush;
+  progress_shown_ = false;
+}
+
+/// Loads, runs and saves one job. Throws the error that names the file and the cause.
+void run_job(const Session& s, const Job& job) {
+  check_output_path(s.op, job.output);
+  std::error_code ec;
+  if (fs::exists(job.output, ec) && fs::equivalent(job.input, job.output, ec)) {
+    throw UsageError(job.output.string() + ": the output would overwrite its input");
+  }
+
+  const auto load_start = Clock::now();
+  const Image image =
+      naming_file(job.input, [&] { return load_image(job.input, {s.args.max_image_bytes}); });
+  const double load_ms = elapsed_ms(load_start);
+
+  Computed computed = naming_file(job.input, [&] { return compute(s, image); });
+
+  const auto save_start = Clock::now();
+  naming_file(job.output, [&] {
+    if (s.op == Op::histogram) {
+      save_histogram(computed.output.histogram, job.output);
+    } else {
+      save_image(computed.output.image, job.output);
+    }
+  });
+  const double save_ms = elapsed_ms(save_start);
+
+  if (s.args.print_threshold) {
+    if (!computed.output.threshold) {
+      throw RuntimeError(job.input.string() + ": the backend reported no threshold");
+    }
+    const std::string threshold = std::to_string(*computed.output.threshold);
+    std::cout << (s.batch ? job.input.string() + ": " + threshold : threshold) << '\n'
+              << std::flush;
+  }
+  if (s.args.timing) {
+    const std::string prefix = "timing: " + job.input.string() + ": ";
+    const std::string runs =
+        s.args.repeat > 1 ? " (median of " + std::to_string(s.args.repeat) + " runs)" : "";
+    s.reporter.info(prefix + "load " + format_ms(load_ms));
+    if (computed.upload_ms) s.reporter.info(prefix + "upload " + format_ms(*computed.upload_ms));
+    s.reporter.info(prefix + "compute " + format_ms(computed.compute_ms) + runs);
+    if (computed.download_ms) {
+      s.reporter.info(prefix + "download " + format_ms(*computed.download_ms));
+    }
+    s.reporter.info(prefix + "save " + format_ms(save_ms));
+  }
+}
+
+std::vector<Job> make_jobs(Op op, const CliArgs& args) {
+  if (args.out_dir.empty()) {
+    if (!args.format.empty()) throw UsageError("--format needs --out-dir");
+    if (args.files.size() != 2) {
+      throw UsageError("expected <input> <output> (or --out-dir DIR with inputs), got " +
+                       std::to_string(args.files.size()) + " file argument(s); see --help");
+    }
+    return {Job{args.files[0], args.files[1]}};
+  }
+  if (args.files.empty()) throw UsageError("--out-dir needs at least one input");
+  if (!args.format.empty()) {
+    const bool csv = lower(args.format) == kCsvFormat;
+    if (csv && op != Op::histogram) throw UsageError("--format csv is for histogram only");
+    if (!csv) {
+      try {
+        (void)format_for_path(fs::path("x." + args.format));
+      } catch (const InputError&) {
+        throw UsageError("--format: unknown format '" + args.format +
+                         "' (use png, bmp, jpg, jpeg or tga" +
+                         (op == Op::histogram ? ", or csv)" : ")"));
+      }
+    }
+  }
+  std::vector<Job> jobs;
+  std::map<fs::path, fs::path> input_of_output;
+  for (const auto& file : args.files) {
+    const fs::path input(file);
+    // Not replace_extension: a stem such as "scan.v2" keeps its dot.
+    const fs::path output =
+        fs::path(args.out_dir) / (input.stem().string() + '.' + batch_extension(op, args, input));
+    const auto [it, fresh] = input_of_output.emplace(output.lexically_normal(), input);
+    if (!fresh) {
+      throw UsageError("inputs '" + it->second.string() + "' and '" + file +
+                       "' would both write '" + output.string() + "'");
+    }
+    jobs.push_back({input, output});
+  }
+  return jobs;
+}
+
+}  // namespace parfilter::cli_detail

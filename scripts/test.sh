@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds every backend this machine supports and runs the test suite.
+#
+#   scripts/test.sh             build dir: build/ (or $BUILD_DIR)
+#
+# Under CI=true every optional backend whose toolchain is on this machine and whose
+# backend_<name>/ exists is forced ON, so that a missing dependency fails configure loudly
+# instead of being skipped; CMake also turns warnings into errors then.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${BUILD_DIR:-$root/build}"
+jobs="$(nproc)"
+
+"$root/scripts/install-deps.sh" build test backends
+
+# toolchain_present <backend>: whether the backend's compiler or library is installed.
+toolchain_present() {
+  case "$1" in
+    pthread) [[ -e /usr/include/pthread.h ]] ;;
+    openmp) echo 'int main() { return 0; }' |
+      "${CXX:-g++}" -fopenmp -x c++ - -o /dev/null >/dev/null 2>&1 ;;
+    mpi) command -v mpicxx >/dev/null 2>&1 ;;
+    cuda) command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]] ;;
+    opencl) [[ -e /usr/include/CL/cl.h ]] && ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so' ;;
+    *) return 1 ;;
+  esac
+}
+
+configure_args=(-S "$root" -B "$build_dir")
+if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+  configure_args+=(-G Ninja)  # an existing build dir keeps its generator
+fi
+if [[ "${CI:-}" == "true" ]]; then
+  for backend in pthread openmp mpi cuda opencl; do
+    if [[ -f "$root/backend_$backend/CMakeLists.txt" ]] && toolchain_present "$backend"; then
+      configure_args+=("-DPARFILTER_WITH_${backend^^}=ON")
+    fi
+  done
+  if pkg-config --exists opencv4 2>/dev/null; then
+    configure_args+=(-DPARFILTER_WITH_OPENCV_ORACLE=ON)
+  fi
+fi
+
+echo "test.sh: cmake ${configure_args[*]}"
+cmake "${configure_args[@]}"
+cmake --build "$build_dir" -j "$jobs"
+ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
