@@ -6,13 +6,6 @@
 
 namespace parfilter {
 
-const BackendInfo* find_backend(std::string_view name) {
-  for (const auto& info : registered_backends()) {
-    if (info.name == name) return &info;
-  }
-  return nullptr;
-}
-
 std::string resolve_variant(const Backend& backend, Op op, const std::string& requested) {
   const auto variants = backend.variants(op);
   if (requested.empty()) return variants.front();
