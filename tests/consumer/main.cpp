@@ -1,7 +1,9 @@
-// Uses an installed parfilter: runs sharpen and pool on a tiny image through the serial backend
-// and checks them against hand-computed values and the reference.
+// Uses an installed parfilter: runs sharpen and pool on a tiny image through the serial backend,
+// checks them against hand-computed values and the reference, and looks serial up in the
+// registry.
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "parfilter/backends/serial.hpp"
 #include "parfilter/reference.hpp"
@@ -31,7 +33,8 @@ int main() {
   const auto sharpened = backend->run(parfilter::Op::sharpen, image.view(), params);
   if (sharpened.image.at(1, 1) != kSharpenedCentre) return fail("sharpen centre is wrong");
   if (sharpened.image.at(0, 1) != 0) return fail("sharpen should saturate at 0");
-  if (!(sharpened.image == parfilter::reference::run(parfilter::Op::sharpen, image, params).image)) {
+  if (!(sharpened.image ==
+        parfilter::reference::run(parfilter::Op::sharpen, image, params).image)) {
     return fail("serial sharpen differs from the reference");
   }
 
@@ -40,6 +43,11 @@ int main() {
     return fail("pool output has the wrong size");
   }
   if (pooled.image.at(0, 0) != kCentreValue) return fail("pool missed the maximum");
+  const parfilter::BackendInfo* serial = parfilter::find_backend("serial");
+  if (serial == nullptr) return fail("the registry does not list the serial backend");
+  if (serial->create(parfilter::BackendOptions{})->name() != std::string_view("serial")) {
+    return fail("the registry's serial factory makes another backend");
+  }
   std::puts("consumer: parfilter works from an installed package");
   return EXIT_SUCCESS;
 }
