@@ -195,6 +195,12 @@ TEST_F(CliTest, OptionsReachTheOp) {
   EXPECT_TRUE(test::same_image(reference::run(Op::open, image, morph).image, load_image(opened)));
 }
 
+TEST_F(CliTest, ThreadsAreAcceptedByEveryOp) {
+  const fs::path input = image_file("in.png");
+  const RunResult r = run({"sobel", "--threads", "2", input.string(), (work_ / "s.png").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(CliTest, HistogramCsvAndChart) {
   const fs::path input = image_file("in.png");
   const fs::path csv = work_ / "h.csv";
@@ -354,6 +360,18 @@ TEST_F(CliTest, UnknownOutputExtensionIsCheckedBeforeLoading) {
              {"does not exist"});
 }
 
+TEST_F(CliTest, OutputPathProblems) {
+  const fs::path input = image_file("in.png");
+  fs::create_directory(work_ / "dir.png");
+  expect_bad(run({"gray", input.string(), (work_ / "dir.png").string()}), "dir.png",
+             {"is a directory"});
+  // A place nobody may create files in (even root): a runtime failure, exit 1, one line.
+  const RunResult r = run({"gray", input.string(), "/proc/parfilter-test.png"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1U) << r.err;
+  EXPECT_NE(r.err.find("/proc"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, BadInputNeverClobbersAnExistingOutputOrLeavesTemporaries) {
   const fs::path input = raw_file("bad.png", "\x89PNG\r\n\x1a\n garbage after the signature");
   const fs::path output = raw_file("keep.png", "previous contents");
@@ -385,6 +403,8 @@ TEST_F(CliTest, UsageErrors) {
   expect_usage(run({"gray", in}), "<input> <output>");
   expect_usage(run({"gray", "--no-such-option", in, out}), "--no-such-option");
   expect_usage(run({"gray", "--repeat", "0", in, out}), "--repeat");
+  expect_usage(run({"gray", "--threads", "-1", in, out}), "--threads");
+  expect_usage(run({"gray", "--format", "png", in, out}), "--format needs --out-dir");
   expect_usage(run({}), "missing the op");
   EXPECT_FALSE(fs::exists(out));
 }

@@ -32,8 +32,8 @@ std::string one_line(std::string text) {
   return text;
 }
 
-/// Throws InputError when `output` cannot be written as `op`'s result: an unknown extension
-/// or a missing directory. Runs before any input is loaded.
+/// Throws InputError when `output` cannot be written as `op`'s result: an unknown extension,
+/// a directory in the way or a missing parent directory. Runs before any input is loaded.
 void check_output_path(Op op, const fs::path& output) {
   if (op == Op::histogram && is_csv(output)) {
     // CSV is valid for histogram only; everything else is an image format.
@@ -48,6 +48,7 @@ void check_output_path(Op op, const fs::path& output) {
   } else {
     (void)format_for_path(output);
   }
+  if (fs::is_directory(output)) throw InputError(output.string() + ": is a directory");
   const fs::path dir = output.parent_path();
   if (!dir.empty() && !fs::is_directory(dir)) {
     throw InputError(output.string() + ": directory '" + dir.string() + "' does not exist");
