@@ -32,6 +32,8 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
   configure_args+=(-G Ninja)  # an existing build dir keeps its generator
 fi
 if [[ "${CI:-}" == "true" ]]; then
+  # CMake defaults this from $CI on a first configure; say it again for a reused build dir.
+  configure_args+=(-DPARFILTER_WARNINGS_AS_ERRORS=ON)
   for backend in pthread openmp mpi cuda opencl; do
     if [[ -f "$root/backend_$backend/CMakeLists.txt" ]] && toolchain_present "$backend"; then
       configure_args+=("-DPARFILTER_WITH_${backend^^}=ON")
