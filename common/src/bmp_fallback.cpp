@@ -1,1 +1,419 @@
-// placeholder: being written
+// A bounds-checked BMP parser and decoder (see bmp_fallback.hpp). Field offsets follow the
+// Windows BITMAPFILEHEADER / BITMAPINFOHEADER (V1 to V5) and OS/2 1.x / 2.x layouts.
+#include "bmp_fallback.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <optional>
+
+namespace parfilter::detail {
+namespace {
+
+constexpr std::uint64_t kFileHeaderSize = 14;
+constexpr std::uint64_t kPixelOffsetField = 10;
+constexpr std::uint64_t kHeaderSizeField = 14;
+
+constexpr std::uint32_t kOs2CoreHeaderSize = 12;  // BITMAPCOREHEADER: 16-bit dimensions
+constexpr std::uint32_t kOs2V2MinHeaderSize = 16;
+constexpr std::uint32_t kOs2V2HeaderSize = 64;
+constexpr std::uint32_t kInfoHeaderSize = 40;  // BITMAPINFOHEADER
+constexpr std::uint32_t kV2HeaderSize = 52;    // + RGB masks
+constexpr std::uint32_t kV3HeaderSize = 56;    // + alpha mask
+constexpr std::uint32_t kV4HeaderSize = 108;
+constexpr std::uint32_t kV5HeaderSize = 124;
+
+// Offsets from the start of the file (after the 14-byte file header).
+constexpr std::uint64_t kWidthField = 18;
+constexpr std::uint64_t kHeightField = 22;
+constexpr std::uint64_t kPlanesField = 26;
+constexpr std::uint64_t kBitsField = 28;
+constexpr std::uint64_t kCompressionField = 30;
+constexpr std::uint64_t kColorsUsedField = 46;
+constexpr std::uint64_t kMasksField = 54;  // in V2+ headers, or right after a 40-byte header
+constexpr std::uint64_t kCoreWidthField = 18;
+constexpr std::uint64_t kCoreHeightField = 20;
+constexpr std::uint64_t kCorePlanesField = 22;
+constexpr std::uint64_t kCoreBitsField = 24;
+
+constexpr std::uint64_t kMaskBytes = 4;
+constexpr std::uint64_t kCorePaletteEntryBytes = 3;  // RGBTRIPLE
+constexpr std::uint64_t kPaletteEntryBytes = 4;      // RGBQUAD
+constexpr int kMaxPaletteBits = 8;
+constexpr int kBitsPerByte = 8;
+constexpr std::uint64_t kRowAlignmentBits = 32;
+constexpr int kUnsupportedDeepBits = 64;
+
+constexpr BmpMasks kDefault16BitMasks{0x7c00, 0x03e0, 0x001f, 0};        // 5-5-5
+constexpr BmpMasks kDefault32BitMasks{0xff0000, 0x00ff00, 0x0000ff, 0};  // top byte unused
+
+// Escape codes of the RLE8/RLE4 streams (after a zero count byte).
+constexpr std::uint8_t kRleEndOfLine = 0;
+constexpr std::uint8_t kRleEndOfBitmap = 1;
+constexpr std::uint8_t kRleDelta = 2;
+
+class LittleEndianBytes {
+ public:
+  explicit LittleEndianBytes(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+  [[nodiscard]] bool has(std::uint64_t offset, std::uint64_t count) const {
+    return offset <= bytes_.size() && count <= bytes_.size() - offset;
+  }
+  [[nodiscard]] std::uint8_t u8(std::uint64_t offset) const { return bytes_[offset]; }
+  [[nodiscard]] std::uint16_t u16(std::uint64_t offset) const {
+    return static_cast<std::uint16_t>(bytes_[offset] | (bytes_[offset + 1] << kBitsPerByte));
+  }
+  [[nodiscard]] std::uint32_t u32(std::uint64_t offset) const {
+    return static_cast<std::uint32_t>(u16(offset)) |
+           (static_cast<std::uint32_t>(u16(offset + 2)) << (2 * kBitsPerByte));
+  }
+  [[nodiscard]] std::uint64_t size() const { return bytes_.size(); }
+
+ private:
+  std::span<const std::uint8_t> bytes_;
+};
+
+std::string compression_name(std::uint32_t compression) {
+  switch (compression) {
+    case 4:
+      return "JPEG";
+    case 5:
+      return "PNG";
+    case 11:
+    case 12:
+    case 13:
+      return "CMYK";
+    default:
+      return "number " + std::to_string(compression);
+  }
+}
+
+bool is_os2_v2_header(std::uint32_t header_size) {
+  return header_size >= kOs2V2MinHeaderSize && header_size <= kOs2V2HeaderSize &&
+         header_size != kInfoHeaderSize && header_size != kV2HeaderSize &&
+         header_size != kV3HeaderSize;
+}
+
+// Masks must be contiguous runs of bits, inside the pixel, and must not overlap.
+std::optional<std::string> check_masks(const BmpMasks& masks, int bits_per_pixel) {
+  const std::uint64_t pixel_bits = (std::uint64_t{1} << bits_per_pixel) - 1;
+  std::uint32_t seen = 0;
+  for (std::uint32_t mask : masks) {
+    if (mask == 0) continue;
+    const std::uint32_t run = mask >> std::countr_zero(mask);
+    if ((run & (run + 1)) != 0) return "non-contiguous bit mask";
+    if ((mask & ~pixel_bits) != 0) return "bit mask outside the pixel";
+    if ((mask & seen) != 0) return "overlapping bit masks";
+    seen |= mask;
+  }
+  if ((masks[0] | masks[1] | masks[2]) == 0) return "all colour bit masks are zero";
+  return std::nullopt;
+}
+
+struct MaskChannel {
+  int shift = 0;
+  int bits = 0;  // at most 8: wider channels keep their top 8 bits
+};
+
+MaskChannel channel_of(std::uint32_t mask) {
+  if (mask == 0) return {};
+  MaskChannel channel{std::countr_zero(mask), std::popcount(mask)};
+  if (channel.bits > kBitsPerByte) {
+    channel.shift += channel.bits - kBitsPerByte;
+    channel.bits = kBitsPerByte;
+  }
+  return channel;
+}
+
+// Widens an n-bit value to 8 bits by repeating its bits (31 -> 255, 16 -> 132 for 5 bits), the
+// same expansion stb_image uses, so both decoders give the same bytes for the same picture.
+std::uint8_t extract(std::uint32_t pixel, MaskChannel channel) {
+  if (channel.bits == 0) return 0;
+  const std::uint32_t value = (pixel >> channel.shift) & ((1u << channel.bits) - 1);
+  std::uint32_t widened = 0;
+  for (int position = kBitsPerByte - channel.bits;; position -= channel.bits) {
+    widened |= position >= 0 ? value << position : value >> -position;
+    if (position <= 0) break;
+  }
+  return static_cast<std::uint8_t>(widened);
+}
+
+std::variant<BmpLayout, std::string> parse_headers(const LittleEndianBytes& in) {
+  if (!in.has(0, kFileHeaderSize + 4) || in.u8(0) != 'B' || in.u8(1) != 'M') {
+    return std::string(in.has(0, 2) && in.u8(0) == 'B' && in.u8(1) == 'M'
+                           ? "truncated BMP header"
+                           : "not a BMP file (wrong magic)");
+  }
+  BmpLayout layout;
+  layout.pixel_offset = in.u32(kPixelOffsetField);
+  const std::uint32_t header_size = in.u32(kHeaderSizeField);
+  const bool core = header_size == kOs2CoreHeaderSize;
+  const bool os2_v2 = is_os2_v2_header(header_size);
+  if (!core && !os2_v2 && header_size != kInfoHeaderSize && header_size != kV2HeaderSize &&
+      header_size != kV3HeaderSize && header_size != kV4HeaderSize &&
+      header_size != kV5HeaderSize) {
+    return "unsupported BMP header size " + std::to_string(header_size);
+  }
+  if (!in.has(kFileHeaderSize, header_size)) return std::string("truncated BMP header");
+
+  std::int64_t width = 0;
+  std::int64_t height = 0;
+  std::uint32_t planes = 0;
+  std::uint32_t compression = 0;
+  if (core) {
+    width = in.u16(kCoreWidthField);
+    height = in.u16(kCoreHeightField);
+    planes = in.u16(kCorePlanesField);
+    layout.bits_per_pixel = in.u16(kCoreBitsField);
+  } else {
+    width = static_cast<std::int32_t>(in.u32(kWidthField));
+    height = static_cast<std::int32_t>(in.u32(kHeightField));
+    planes = in.u16(kPlanesField);
+    layout.bits_per_pixel = in.u16(kBitsField);
+    if (kFileHeaderSize + header_size >= kCompressionField + 4) {
+      compression = in.u32(kCompressionField);
+    }
+  }
+  if (planes != 1) return "invalid planes count " + std::to_string(planes) + " (must be 1)";
+  if (width == 0 || height == 0) {
+    return "zero dimension (" + std::to_string(width) + "x" + std::to_string(height) + ")";
+  }
+  if (width < 0) return "negative width " + std::to_string(width);
+  layout.top_down = height < 0;
+  height = height < 0 ? -height : height;
+  if (width > kMaxImageDimension || height > kMaxImageDimension) {
+    return "dimensions " + std::to_string(width) + "x" + std::to_string(height) +
+           " exceed the maximum of " + std::to_string(kMaxImageDimension);
+  }
+  layout.width = static_cast<int>(width);
+  layout.height = static_cast<int>(height);
+
+  const int bits = layout.bits_per_pixel;
+  const bool os2_special = os2_v2 && compression > static_cast<std::uint32_t>(BmpCompression::rle4);
+  if (os2_special) return "unsupported OS/2 BMP compression " + std::to_string(compression);
+  switch (static_cast<BmpCompression>(compression)) {
+    case BmpCompression::rgb:
+      if (bits == kUnsupportedDeepBits) return std::string("64-bit BMP is not supported");
+      if (bits != 1 && bits != 2 && bits != 4 && bits != 8 && bits != 16 && bits != 24 &&
+          bits != 32) {
+        return "invalid bits per pixel " + std::to_string(bits);
+      }
+      break;
+    case BmpCompression::rle8:
+    case BmpCompression::rle4: {
+      const int needed = compression == static_cast<std::uint32_t>(BmpCompression::rle8) ? 8 : 4;
+      if (bits != needed) {
+        return "RLE" + std::to_string(needed) + " with " + std::to_string(bits) + " bits per pixel";
+      }
+      if (layout.top_down) return std::string("top-down BMP cannot be RLE-compressed");
+      break;
+    }
+    case BmpCompression::bitfields:
+    case BmpCompression::alpha_bitfields:
+      if (bits != 16 && bits != 32) {
+        return "bit fields with " + std::to_string(bits) + " bits per pixel";
+      }
+      break;
+    default:
+      return "unsupported BMP compression " + compression_name(compression);
+  }
+  layout.compression = static_cast<BmpCompression>(compression);
+  return layout;
+}
+
+// Reads the masks (16/32 bits) or the palette (1 to 8 bits) and checks the pixel offset.
+std::optional<std::string> parse_colors(const LittleEndianBytes& in, BmpLayout& layout,
+                                        std::uint32_t header_size, std::uint32_t colors_used) {
+  std::uint64_t headers_end = kFileHeaderSize + header_size;
+  const int bits = layout.bits_per_pixel;
+  if (bits == 16 || bits == 32) {
+    if (layout.compression == BmpCompression::rgb) {
+      layout.masks = bits == 16 ? kDefault16BitMasks : kDefault32BitMasks;
+    } else {
+      // A V3+ header holds an alpha mask even for BI_BITFIELDS; a 40-byte header is followed
+      // by 3 masks (BI_BITFIELDS) or 4 (BI_ALPHABITFIELDS).
+      const int in_header = header_size >= kV3HeaderSize ? 4 : header_size >= kV2HeaderSize ? 3 : 0;
+      const int needed = layout.compression == BmpCompression::alpha_bitfields ? 4 : 3;
+      const int count = std::max(needed, in_header);
+      headers_end = std::max(headers_end, kMasksField + kMaskBytes * count);
+      if (!in.has(kMasksField, kMaskBytes * count)) return "truncated bit masks";
+      for (int i = 0; i < count; ++i) layout.masks[i] = in.u32(kMasksField + kMaskBytes * i);
+      if (auto error = check_masks(layout.masks, bits)) return error;
+    }
+  }
+  if (layout.pixel_offset < headers_end) {
+    return "pixel data offset " + std::to_string(layout.pixel_offset) + " lies inside the headers";
+  }
+  if (bits <= kMaxPaletteBits) {
+    const std::uint64_t entry_bytes =
+        header_size == kOs2CoreHeaderSize ? kCorePaletteEntryBytes : kPaletteEntryBytes;
+    const std::uint64_t max_entries = std::uint64_t{1} << bits;
+    std::uint64_t entries =
+        colors_used != 0 ? std::min<std::uint64_t>(colors_used, max_entries) : max_entries;
+    // A palette never overlaps the pixels: trust the offset over a too-large count.
+    entries = std::min(entries, (layout.pixel_offset - headers_end) / entry_bytes);
+    if (entries == 0) return "missing palette";
+    if (!in.has(headers_end, entries * entry_bytes)) return "truncated palette";
+    layout.palette.resize(entries);
+    for (std::uint64_t i = 0; i < entries; ++i) {
+      const std::uint64_t at = headers_end + i * entry_bytes;
+      layout.palette[i] = BmpColor{in.u8(at + 2), in.u8(at + 1), in.u8(at)};
+    }
+  }
+  return std::nullopt;
+}
+
+// Rows of an uncompressed BMP are padded to a multiple of 4 bytes.
+std::uint64_t row_stride(const BmpLayout& layout) {
+  const std::uint64_t row_bits = static_cast<std::uint64_t>(layout.width) * layout.bits_per_pixel;
+  return (row_bits + kRowAlignmentBits - 1) / kRowAlignmentBits *
+         (kRowAlignmentBits / kBitsPerByte);
+}
+
+void put_pixel(Image& image, int x, int y, BmpColor color, std::uint8_t alpha) {
+  std::uint8_t* p = image.row(y) + static_cast<std::ptrdiff_t>(x) * image.channels();
+  p[0] = color.red;
+  p[1] = color.green;
+  p[2] = color.blue;
+  if (image.channels() == 4) p[3] = alpha;
+}
+
+constexpr std::uint8_t kOpaque = 255;
+
+BmpColor palette_color(const BmpLayout& layout, unsigned index) {
+  return index < layout.palette.size() ? layout.palette[index] : BmpColor{};
+}
+
+// RLE8 / RLE4 into a bottom-up index buffer (row 0 = bottom). Runs past the right edge are
+// clipped; a stream that ends without an end-of-bitmap code keeps what it wrote.
+std::optional<std::string> decode_rle(const LittleEndianBytes& in, const BmpLayout& layout,
+                                      std::vector<std::uint8_t>& indices) {
+  const bool four_bit = layout.compression == BmpCompression::rle4;
+  const std::int64_t width = layout.width;
+  const std::int64_t height = layout.height;
+  std::int64_t x = 0;
+  std::int64_t y = 0;
+  auto put = [&](std::uint8_t index) {
+    if (x < width && y < height) indices[static_cast<std::size_t>(y * width + x)] = index;
+    ++x;
+  };
+  std::uint64_t at = layout.pixel_offset;
+  while (y < height && in.has(at, 2)) {
+    const std::uint8_t count = in.u8(at);
+    const std::uint8_t value = in.u8(at + 1);
+    at += 2;
+    if (count > 0) {
+      for (int i = 0; i < count && x < width; ++i) {
+        put(four_bit ? ((i % 2 == 0) ? value >> 4 : value & 0x0f) : value);
+      }
+      continue;
+    }
+    if (value == kRleEndOfLine) {
+      x = 0;
+      ++y;
+    } else if (value == kRleEndOfBitmap) {
+      break;
+    } else if (value == kRleDelta) {
+      if (!in.has(at, 2)) return "truncated RLE delta";
+      x += in.u8(at);
+      y += in.u8(at + 1);
+      at += 2;
+    } else {  // absolute run of `value` pixels, padded to a 16-bit boundary
+      const std::uint64_t data_bytes = four_bit ? (value + 1u) / 2 : value;
+      const std::uint64_t padded = (data_bytes + 1) / 2 * 2;
+      if (!in.has(at, data_bytes)) return "truncated RLE absolute run";
+      for (int i = 0; i < value && x < width; ++i) {
+        const std::uint8_t byte = in.u8(at + (four_bit ? i / 2 : i));
+        put(four_bit ? ((i % 2 == 0) ? byte >> 4 : byte & 0x0f) : byte);
+      }
+      at += padded;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::variant<BmpLayout, std::string> parse_bmp(std::span<const std::uint8_t> bytes) {
+  const LittleEndianBytes in(bytes);
+  auto parsed = parse_headers(in);
+  if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+  auto& layout = std::get<BmpLayout>(parsed);
+  const std::uint32_t header_size = in.u32(kHeaderSizeField);
+  const std::uint32_t colors_used =
+      header_size != kOs2CoreHeaderSize && kFileHeaderSize + header_size >= kColorsUsedField + 4
+          ? in.u32(kColorsUsedField)
+          : 0;
+  if (auto error = parse_colors(in, layout, header_size, colors_used)) return *error;
+  return parsed;
+}
+
+std::optional<std::string> check_bmp_pixel_data(std::span<const std::uint8_t> bytes,
+                                                const BmpLayout& layout) {
+  const LittleEndianBytes in(bytes);
+  const int bits = layout.bits_per_pixel;
+  if (layout.pixel_offset >= in.size()) return "truncated file: no pixel data";
+  if (!layout.run_length_encoded()) {
+    // The last row's padding may be missing; its pixels may not.
+    const std::uint64_t row_bits = static_cast<std::uint64_t>(layout.width) * bits;
+    const std::uint64_t last_row = (row_bits + kBitsPerByte - 1) / kBitsPerByte;
+    const std::uint64_t needed =
+        row_stride(layout) * (static_cast<std::uint64_t>(layout.height) - 1) + last_row;
+    if (!in.has(layout.pixel_offset, needed)) {
+      return "truncated file: the pixel rows need " + std::to_string(needed) +
+             " bytes from offset " + std::to_string(layout.pixel_offset) + ", the file has " +
+             std::to_string(in.size());
+    }
+  }
+  return std::nullopt;
+}
+
+std::variant<Image, std::string> decode_bmp(std::span<const std::uint8_t> bytes,
+                                            const BmpLayout& layout) {
+  const LittleEndianBytes in(bytes);
+  Image image(layout.width, layout.height, layout.channels());
+  auto image_row = [&](std::int64_t stored_row) {
+    return static_cast<int>(layout.top_down ? stored_row : layout.height - 1 - stored_row);
+  };
+  const int bits = layout.bits_per_pixel;
+  if (layout.run_length_encoded()) {
+    std::vector<std::uint8_t> indices(
+        static_cast<std::size_t>(layout.width) * static_cast<std::size_t>(layout.height), 0);
+    if (auto error = decode_rle(in, layout, indices)) return *error;
+    for (int stored = 0; stored < layout.height; ++stored) {
+      const std::uint8_t* row = indices.data() + static_cast<std::size_t>(stored) * layout.width;
+      for (int x = 0; x < layout.width; ++x) {
+        put_pixel(image, x, image_row(stored), palette_color(layout, row[x]), kOpaque);
+      }
+    }
+    return image;
+  }
+  const std::uint64_t stride = row_stride(layout);
+  const std::array<MaskChannel, 4> channels{
+      channel_of(layout.masks[0]), channel_of(layout.masks[1]), channel_of(layout.masks[2]),
+      channel_of(layout.masks[3])};
+  for (std::int64_t stored = 0; stored < layout.height; ++stored) {
+    const std::uint64_t row = layout.pixel_offset + static_cast<std::uint64_t>(stored) * stride;
+    const int y = image_row(stored);
+    for (int x = 0; x < layout.width; ++x) {
+      if (bits <= kMaxPaletteBits) {
+        const std::uint64_t bit = static_cast<std::uint64_t>(x) * bits;
+        const int shift = kBitsPerByte - bits - static_cast<int>(bit % kBitsPerByte);
+        const unsigned index = (in.u8(row + bit / kBitsPerByte) >> shift) & ((1u << bits) - 1);
+        put_pixel(image, x, y, palette_color(layout, index), kOpaque);
+      } else if (bits == 24) {
+        const std::uint64_t at = row + static_cast<std::uint64_t>(x) * 3;
+        put_pixel(image, x, y, BmpColor{in.u8(at + 2), in.u8(at + 1), in.u8(at)}, kOpaque);
+      } else {
+        const std::uint64_t at = row + static_cast<std::uint64_t>(x) * (bits / kBitsPerByte);
+        const std::uint32_t pixel = bits == 16 ? in.u16(at) : in.u32(at);
+        put_pixel(image, x, y,
+                  BmpColor{extract(pixel, channels[0]), extract(pixel, channels[1]),
+                           extract(pixel, channels[2])},
+                  extract(pixel, channels[3]));
+      }
+    }
+  }
+  return image;
+}
+
+}  // namespace parfilter::detail

@@ -1,0 +1,240 @@
+// Internal to image_io.cpp: what parfilter reads of a file's container itself, before or
+// instead of stb_image. stb reads zeros (or nothing) past the end of a truncated PNG, PNM or
+// TGA and decodes it "successfully", so the data must be shown complete first; PNG headers
+// are read here so that the size limit is reported before stb's own smaller cap; PNM is small
+// enough to decode here (stb 2.27 gets 16-bit PNM byte order wrong and ignores maxval).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "parfilter/image.hpp"
+
+namespace parfilter::detail {
+
+inline constexpr std::size_t kPngSignatureSize = 8;
+
+struct PngInfo {
+  std::uint64_t width = 0;
+  std::uint64_t height = 0;
+  int channels = 0;  // as parfilter loads it: gray 1, RGB and palette 3, with alpha 4
+  std::optional<std::string> incomplete;  // why the chunks are cut short, if they are
+};
+
+/// Reads IHDR and walks the chunks: every chunk must lie inside the file and IEND must be
+/// present (else `incomplete` says why). Returns the cause when there is no valid IHDR.
+[[nodiscard]] inline std::optional<std::string> parse_png(std::span<const std::uint8_t> bytes,
+                                                          PngInfo& info) {
+  constexpr std::uint64_t kLengthAndType = 8;
+  constexpr std::uint64_t kCrcSize = 4;
+  constexpr std::uint64_t kHeaderLength = 13;
+  constexpr std::uint64_t kColorTypeOffset = 9;  // within IHDR's data
+  auto big_endian = [&](std::uint64_t at) {
+    return (std::uint32_t{bytes[at]} << 24) | (std::uint32_t{bytes[at + 1]} << 16) |
+           (std::uint32_t{bytes[at + 2]} << 8) | std::uint32_t{bytes[at + 3]};
+  };
+  auto type_at = [&](std::uint64_t at) {
+    return std::string(reinterpret_cast<const char*>(bytes.data() + at + 4), 4);
+  };
+  std::uint64_t at = kPngSignatureSize;
+  if (at + kLengthAndType + kHeaderLength > bytes.size()) return "truncated PNG header";
+  if (type_at(at) != "IHDR" || big_endian(at) != kHeaderLength) {
+    return "corrupt PNG: the first chunk is not IHDR";
+  }
+  const std::uint64_t data = at + kLengthAndType;
+  info.width = big_endian(data);
+  info.height = big_endian(data + 4);
+  // Color types: 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA; tRNS adds alpha.
+  const int color_type = bytes[data + kColorTypeOffset];
+  const bool has_alpha = color_type == 4 || color_type == 6;
+  info.channels = has_alpha ? 4 : color_type == 0 ? 1 : 3;
+  while (at + kLengthAndType <= bytes.size()) {
+    const std::uint64_t length = big_endian(at);
+    const std::string type = type_at(at);
+    const std::uint64_t chunk_end = at + kLengthAndType + length + kCrcSize;
+    if (chunk_end > bytes.size()) {
+      info.incomplete = "truncated file: PNG chunk " + type + " needs " +
+                        std::to_string(chunk_end - at) + " bytes at offset " + std::to_string(at) +
+                        ", the file has " + std::to_string(bytes.size());
+      return std::nullopt;
+    }
+    if (type == "tRNS" && !has_alpha) info.channels = 4;  // a palette alpha or colour key
+    if (type == "IEND") return std::nullopt;
+    at = chunk_end;
+  }
+  info.incomplete = "truncated file: the PNG ends without an IEND chunk";
+  return std::nullopt;
+}
+
+/// Walks the JPEG marker segments the way stb_image finds them (bytes before a 0xFF are
+/// skipped, entropy-coded data after SOS runs to the next marker that is not a stuffed 0xFF00
+/// or a restart) and checks each Huffman table (DHT): at most 256 codes, inside its segment.
+/// stb_image 2.27 writes past its tables otherwise (fixed upstream in 2.28). Also reports a
+/// file that ends inside a segment or before EOI.
+struct JpegCheck {
+  std::optional<std::string> corrupt;     // must be refused before stb sees the file
+  std::optional<std::string> incomplete;  // reported after the size check
+};
+
+[[nodiscard]] inline JpegCheck check_jpeg_segments(std::span<const std::uint8_t> bytes) {
+  constexpr std::uint8_t kMarkerPrefix = 0xff;
+  constexpr std::uint8_t kEndOfImage = 0xd9;
+  constexpr std::uint8_t kStartOfScan = 0xda;
+  constexpr std::uint8_t kHuffmanTables = 0xc4;
+  constexpr std::uint8_t kFirstRestart = 0xd0;
+  constexpr std::uint8_t kLastRestart = 0xd7;
+  constexpr std::uint8_t kTemporary = 0x01;
+  constexpr std::size_t kCodeLengthCounts = 16;
+  constexpr std::size_t kMaxHuffmanCodes = 256;
+  const JpegCheck truncated{std::nullopt, "truncated file: the JPEG ends before its EOI marker"};
+  auto corrupt = [](std::string cause) { return JpegCheck{std::move(cause), std::nullopt}; };
+  auto is_restart = [&](std::uint8_t m) { return m >= kFirstRestart && m <= kLastRestart; };
+  std::size_t at = 2;  // after SOI
+  while (true) {
+    while (at < bytes.size() && bytes[at] != kMarkerPrefix) ++at;
+    while (at < bytes.size() && bytes[at] == kMarkerPrefix) ++at;
+    if (at >= bytes.size()) return truncated;
+    const std::uint8_t marker = bytes[at++];
+    if (marker == kEndOfImage) return {};
+    if (is_restart(marker) || marker == kTemporary || marker == 0) continue;
+    if (at + 2 > bytes.size()) return truncated;
+    const std::size_t end = at + (std::size_t{bytes[at]} << 8 | bytes[at + 1]);
+    if (end > bytes.size()) return truncated;
+    if (marker == kHuffmanTables) {
+      for (std::size_t table = at + 2; table < end;) {
+        if (table + 1 + kCodeLengthCounts > end) return corrupt("corrupt JPEG Huffman table");
+        std::size_t codes = 0;
+        for (std::size_t i = 1; i <= kCodeLengthCounts; ++i) codes += bytes[table + i];
+        if (codes > kMaxHuffmanCodes) {
+          return corrupt("corrupt JPEG Huffman table with " + std::to_string(codes) +
+                         " codes (at most " + std::to_string(kMaxHuffmanCodes) + ")");
+        }
+        table += 1 + kCodeLengthCounts + codes;
+        if (table > end) return corrupt("corrupt JPEG Huffman table");
+      }
+    }
+    at = end;
+    if (marker == kStartOfScan) {  // skip the entropy-coded data
+      while (at + 1 < bytes.size() &&
+             !(bytes[at] == kMarkerPrefix && bytes[at + 1] != 0 && bytes[at + 1] != kMarkerPrefix &&
+               !is_restart(bytes[at + 1]))) {
+        ++at;
+      }
+      if (at + 1 >= bytes.size()) return truncated;
+    }
+  }
+}
+
+struct PnmHeader {
+  std::uint64_t width = 0;
+  std::uint64_t height = 0;
+  int channels = 0;  // 1 (P5) or 3 (P6)
+  std::uint32_t max_value = 0;
+  int bytes_per_sample = 0;  // 1, or 2 (big-endian) when maxval > 255
+  std::uint64_t data_offset = 0;
+};
+
+/// Parses a binary PNM (P5/P6) header: magic, then width, height and maxval separated by
+/// whitespace or '#' comments, then one whitespace byte. Returns the header or the cause.
+[[nodiscard]] inline std::optional<std::string> parse_pnm_header(
+    std::span<const std::uint8_t> bytes, PnmHeader& header) {
+  constexpr std::uint64_t kMagicSize = 2;
+  constexpr std::uint64_t kMaxValue = 65535;
+  constexpr std::uint64_t kLargestByteSample = 255;
+  constexpr std::uint64_t kTooManyDigits = std::uint64_t{1} << 40;
+  header.channels = bytes[1] == '5' ? 1 : 3;
+  std::uint64_t at = kMagicSize;
+  auto is_space = [](std::uint8_t c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  };
+  auto read_number = [&](std::uint64_t& value) -> bool {
+    while (at < bytes.size() && (is_space(bytes[at]) || bytes[at] == '#')) {
+      if (bytes[at] == '#') {
+        while (at < bytes.size() && bytes[at] != '\n' && bytes[at] != '\r') ++at;
+      } else {
+        ++at;
+      }
+    }
+    if (at >= bytes.size() || bytes[at] < '0' || bytes[at] > '9') return false;
+    value = 0;
+    while (at < bytes.size() && bytes[at] >= '0' && bytes[at] <= '9') {
+      value = value * 10 + (bytes[at++] - '0');
+      if (value > kTooManyDigits) return false;
+    }
+    return true;
+  };
+  std::uint64_t max_value = 0;
+  if (!read_number(header.width) || !read_number(header.height) || !read_number(max_value)) {
+    return std::string(at >= bytes.size() ? "truncated PNM header" : "invalid PNM header");
+  }
+  if (max_value == 0 || max_value > kMaxValue) {
+    return "invalid PNM maximum value " + std::to_string(max_value);
+  }
+  if (at >= bytes.size() || !is_space(bytes[at])) return std::string("truncated PNM header");
+  header.data_offset = at + 1;
+  header.max_value = static_cast<std::uint32_t>(max_value);
+  header.bytes_per_sample = max_value > kLargestByteSample ? 2 : 1;
+  return std::nullopt;
+}
+
+/// Decodes the samples of a PNM whose header parsed, whose size was checked and whose data is
+/// complete. Samples scale to 0..255: maxval 255 as is, 65535 by the high byte (as 16-bit PNG),
+/// any other maxval as round(255 v / maxval), with v clamped to maxval.
+[[nodiscard]] inline Image decode_pnm(std::span<const std::uint8_t> bytes,
+                                      const PnmHeader& header) {
+  constexpr std::uint32_t kByteMax = 255;
+  constexpr std::uint32_t kWordMax = 65535;
+  constexpr int kBitsPerByte = 8;
+  Image image(static_cast<int>(header.width), static_cast<int>(header.height), header.channels);
+  const std::uint8_t* in = bytes.data() + header.data_offset;
+  for (std::size_t i = 0; i < image.size_bytes(); ++i) {
+    std::uint32_t v = *in++;
+    if (header.bytes_per_sample == 2) v = (v << kBitsPerByte) | *in++;
+    v = std::min(v, header.max_value);
+    if (header.max_value == kWordMax) {
+      v >>= kBitsPerByte;
+    } else if (header.max_value != kByteMax) {
+      v = (v * kByteMax + header.max_value / 2) / header.max_value;
+    }
+    image.data()[i] = static_cast<std::uint8_t>(v);
+  }
+  return image;
+}
+
+/// Checks that a TGA's pixel data is all present: raw data, or RLE packets covering every
+/// pixel. Returns the cause of a failure.
+[[nodiscard]] inline std::optional<std::string> check_tga_data(
+    std::span<const std::uint8_t> bytes) {
+  constexpr std::uint64_t kHeaderSize = 18;
+  constexpr int kFirstRleType = 9;
+  constexpr std::uint8_t kRlePacketFlag = 0x80;
+  constexpr std::uint8_t kPacketCountMask = 0x7f;
+  if (bytes.size() < kHeaderSize) return std::string("truncated TGA header");
+  auto u16 = [&](std::uint64_t at) {
+    return std::uint64_t{bytes[at]} | (std::uint64_t{bytes[at + 1]} << 8);
+  };
+  const std::uint64_t id_length = bytes[0];
+  const bool has_color_map = bytes[1] != 0;
+  const int image_type = bytes[2];
+  const std::uint64_t color_map_bytes = has_color_map ? u16(5) * ((bytes[7] + 7u) / 8) : 0;
+  const std::uint64_t pixels = u16(12) * u16(14);
+  const std::uint64_t pixel_bytes = (bytes[16] + 7u) / 8;
+  std::uint64_t at = kHeaderSize + id_length + color_map_bytes;
+  const auto truncated = std::string("truncated file: the TGA pixel data is incomplete");
+  if (image_type < kFirstRleType) {
+    return at + pixels * pixel_bytes <= bytes.size() ? std::nullopt : std::optional(truncated);
+  }
+  for (std::uint64_t covered = 0; covered < pixels;) {
+    if (at >= bytes.size()) return truncated;
+    const std::uint8_t packet = bytes[at++];
+    const std::uint64_t count = (packet & kPacketCountMask) + 1u;
+    at += (packet & kRlePacketFlag) != 0 ? pixel_bytes : count * pixel_bytes;
+    covered += count;
+  }
+  return at <= bytes.size() ? std::nullopt : std::optional(truncated);
+}
+
+}  // namespace parfilter::detail
