@@ -1,10 +1,16 @@
 #include "parfilter/backend.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "parfilter/error.hpp"
 
 namespace parfilter {
+
+std::string Backend::describe_devices() const {
+  return "* cpu: " + std::to_string(std::thread::hardware_concurrency()) +
+         " hardware thread(s), using " + std::to_string(threads()) + "\n";
+}
 
 std::string resolve_variant(const Backend& backend, Op op, const std::string& requested) {
   const auto variants = backend.variants(op);

@@ -169,6 +169,11 @@ void add_options(CLI::App& app, CliArgs& args) {
   app.add_flag("--print-threshold", args.print_threshold,
                "print the global threshold (otsu, segment)");
   app.add_option("--threads", args.threads, "CPU worker threads, 0 = all")->capture_default_str();
+  app.add_option("--platform", args.platform,
+                 "device backends: platform index or name substring (see --list-devices)");
+  app.add_option("--device", args.device,
+                 "device backends: device index or name substring (see --list-devices)");
+  app.add_flag("--list-devices", args.list_devices, "list the devices this backend can use");
   app.add_option("--repeat", args.repeat, "run N times, report the median compute time")
       ->capture_default_str();
   app.add_flag("--timing", args.timing, "print load, compute and save times (ms) on stderr");
@@ -193,7 +198,7 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   }
 
   std::optional<Op> op;
-  if (!args.list) {
+  if (!args.list && !args.list_devices) {
     if (args.op_name.empty()) throw UsageError("missing the op (see --help)");
     op = parse_op(args.op_name);
     if (!op) throw UsageError("unknown op '" + args.op_name + "' (ops: " + all_op_names() + ")");
@@ -201,7 +206,12 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   OpParams params = op ? make_params(*op, app, args) : OpParams{};
   const std::vector<Job> jobs = op ? cli_detail::make_jobs(*op, args) : std::vector<Job>{};
 
-  const std::unique_ptr<Backend> backend = factory(BackendOptions{args.threads});
+  const std::unique_ptr<Backend> backend =
+      factory(BackendOptions{args.threads, args.platform, args.device});
+  if (args.list_devices) {
+    std::cout << backend->describe_devices();
+    return kExitSuccess;
+  }
   if (args.list) {
     print_list(*backend, program);
     return kExitSuccess;

@@ -30,6 +30,9 @@ struct CliArgs {
   int min_contrast = OpParams{}.min_contrast;
   bool print_threshold = false;
   int threads = 0;
+  std::string platform;
+  std::string device;
+  bool list_devices = false;
   int repeat = 1;
   bool timing = false;
   std::uint64_t max_image_bytes = kDefaultMaxImageBytes;

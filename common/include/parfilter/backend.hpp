@@ -29,7 +29,9 @@ struct StageTimes {
 
 /// Options a backend takes when it is created.
 struct BackendOptions {
-  int threads = 0;  ///< CPU worker threads; 0 = every hardware thread
+  int threads = 0;       ///< CPU worker threads; 0 = every hardware thread
+  std::string platform;  ///< device backends: platform index or name substring; empty = default
+  std::string device;    ///< device backends: device index or name substring; empty = default
 };
 
 /// One framework's implementation of the whole op set.
@@ -47,6 +49,9 @@ class Backend {
   [[nodiscard]] virtual Availability availability() const = 0;
   /// Worker threads the backend runs with (1 for serial and device backends).
   [[nodiscard]] virtual int threads() const { return 1; }
+  /// The devices this backend can use, one per line, marking the one it would use
+  /// (--list-devices). CPU backends describe the CPU.
+  [[nodiscard]] virtual std::string describe_devices() const;
 
   /// Runs `op` on `input` (a full-height view). Throws UsageError for an unknown variant
   /// or bad parameters, RuntimeError for a device failure. Fills `times` when given.
