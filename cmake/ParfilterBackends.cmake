@@ -11,7 +11,7 @@ foreach(_b IN LISTS PARFILTER_OPTIONAL_BACKENDS)
   set_property(CACHE PARFILTER_WITH_${_b} PROPERTY STRINGS AUTO ON OFF)
 endforeach()
 
-define_property(GLOBAL PROPERTY PARFILTER_BACKENDS BRIEF_DOCS "name|target|factory|header")
+define_property(GLOBAL PROPERTY PARFILTER_BACKENDS BRIEF_DOCS "name|target|factory|header|threaded")
 define_property(GLOBAL PROPERTY PARFILTER_BACKEND_SUMMARY BRIEF_DOCS "one line per backend")
 
 function(_parfilter_summary line)
@@ -103,12 +103,19 @@ macro(parfilter_add_optional_backends)
   endforeach()
 endmacro()
 
-# parfilter_add_backend(NAME <name> TARGET <library> FACTORY <function> HEADER <include>)
-# Registers a backend library and builds its executable parfilter-<name>.
+# parfilter_add_backend(NAME <name> TARGET <library> FACTORY <function> HEADER <include>
+#                       [THREADED])
+# Registers a backend library and builds its executable parfilter-<name>. THREADED: the
+# backend's worker count follows BackendOptions::threads (BackendInfo::threaded).
 function(parfilter_add_backend)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;FACTORY;HEADER" "")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "THREADED" "NAME;TARGET;FACTORY;HEADER" "")
+  if(arg_THREADED)
+    set(threaded true)
+  else()
+    set(threaded false)
+  endif()
   set_property(GLOBAL APPEND PROPERTY PARFILTER_BACKENDS
-               "${arg_NAME}|${arg_TARGET}|${arg_FACTORY}|${arg_HEADER}")
+               "${arg_NAME}|${arg_TARGET}|${arg_FACTORY}|${arg_HEADER}|${threaded}")
   set_target_properties(${arg_TARGET} PROPERTIES EXPORT_NAME ${arg_NAME})
   add_library(parfilter::${arg_NAME} ALIAS ${arg_TARGET})
 
@@ -135,8 +142,9 @@ function(parfilter_generate_registry)
     list(GET fields 1 target)
     list(GET fields 2 factory)
     list(GET fields 3 header)
+    list(GET fields 4 threaded)
     string(APPEND includes "#include \"${header}\"\n")
-    string(APPEND entries "    BackendInfo{\"${name}\", &${factory}},\n")
+    string(APPEND entries "    BackendInfo{\"${name}\", &${factory}, ${threaded}},\n")
     list(APPEND targets ${target})
   endforeach()
   set(PARFILTER_REGISTRY_INCLUDES "${includes}")

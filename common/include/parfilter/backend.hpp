@@ -65,6 +65,9 @@ using BackendFactory = std::unique_ptr<Backend> (*)(const BackendOptions&);
 struct BackendInfo {
   std::string_view name;
   BackendFactory create;
+  /// Whether BackendOptions::threads sets its worker count (pthread, OpenMP), so that tests
+  /// run it at several thread counts.
+  bool threaded = false;
 };
 
 /// Every backend this build compiled, serial first. The list is generated at configure time

@@ -1,0 +1,72 @@
+// The OpenMP backend. Each for_each_block is one `#pragma omp parallel for` over as many
+// blocks as the team has threads; the implicit barrier at the end of the region is the join
+// for_each_block promises, and so the barrier between the phases of a two-phase op.
+// Histograms need no OpenMP reduction: run_cpu_op already gives each block its own array
+// and merges them after the join.
+#include "parfilter/backends/openmp.hpp"
+
+#include <omp.h>
+
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "parfilter/error.hpp"
+
+namespace parfilter {
+namespace {
+
+class OpenMpScheduler final : public RowScheduler {
+ public:
+  explicit OpenMpScheduler(int threads) : threads_(threads) {
+    if (threads < 1) throw std::invalid_argument("make_openmp_scheduler: threads must be >= 1");
+  }
+
+  [[nodiscard]] int max_blocks() const override { return threads_; }
+
+  void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
+    if (rows <= 0) return;
+    // An exception must not leave the parallel region (that would std::terminate): each
+    // block keeps its own, and the first in block order is rethrown after the join.
+    std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads_));
+    // schedule(static) with one block per thread: every block costs the same (each op's
+    // work per row is uniform), so static has no imbalance to fix and no scheduling
+    // overhead; thread t gets block t, the same contiguous rows in every phase and the same
+    // split as the pthread backend, so the two differ only in the framework. A team smaller
+    // than asked for (OMP_THREAD_LIMIT, OMP_DYNAMIC) still runs every block.
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (int block = 0; block < threads_; ++block) {
+      const RowRange range = block_range(rows, threads_, block);
+      if (range.empty()) continue;  // more threads than rows
+      try {
+        fn(range, block);
+      } catch (...) {
+        errors[static_cast<std::size_t>(block)] = std::current_exception();
+      }
+    }
+    for (const auto& error : errors) {
+      if (error) std::rethrow_exception(error);
+    }
+  }
+
+ private:
+  int threads_;
+};
+
+}  // namespace
+
+std::unique_ptr<RowScheduler> make_openmp_scheduler(int threads) {
+  return std::make_unique<OpenMpScheduler>(threads);
+}
+
+std::unique_ptr<Backend> make_openmp_backend(const BackendOptions& options) {
+  if (options.threads < 0) {
+    throw UsageError("threads must be 0 (every hardware thread) or more, got " +
+                     std::to_string(options.threads));
+  }
+  const int threads = options.threads == 0 ? omp_get_max_threads() : options.threads;
+  return make_cpu_backend("openmp", make_openmp_scheduler(threads), threads);
+}
+
+}  // namespace parfilter
