@@ -12,29 +12,15 @@
 
 #include "parfilter/error.hpp"
 #include "parfilter/filter_math.hpp"
+#include "parfilter/op_kernels.hpp"
 #include "parfilter/row_kernels.hpp"
 
 namespace parfilter {
 namespace {
 
-constexpr std::string_view kDefaultVariant = "default";
-constexpr std::string_view kGaussianDirect = "direct";
-constexpr std::string_view kGaussianLut = "lut";
-constexpr std::string_view kGaussianSeparable = "separable";
-constexpr int kPoolStride = 2;
-
 using kernels::MorphOp;
 
-/// A block's input: `rows` widened by halo_above / halo_below, clipped to the image.
-ConstImageView halo_slice(const ConstImageView& src, RowRange rows, int halo_above,
-                          int halo_below) {
-  return src.slice(
-      {std::max(0, rows.begin - halo_above), std::min(src.height(), rows.end + halo_below)});
-}
-
-ConstImageView halo_slice(const ConstImageView& src, RowRange rows, int halo) {
-  return halo_slice(src, rows, halo, halo);
-}
+RowRange all_rows(const ConstImageView& input) { return {0, input.height()}; }
 
 /// The gray plane of an input: the input itself when it is gray, else a converted copy.
 /// With `hist`, also counts the gray values, fused into the same pass: one histogram per
@@ -54,85 +40,21 @@ GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
   } else {
     plane.view = input;
   }
-  std::vector<HistogramBins> block_hists(hist != nullptr ? scheduler.max_blocks() : 0);
   const ImageView out = convert ? plane.storage.view() : ImageView{};
-  scheduler.for_each_block(input.height(), [&](RowRange rows, int block) {
-    if (convert) kernels::gray_rows(input.slice(rows), out.slice(rows), rows);
-    if (hist != nullptr) {
-      kernels::histogram_rows(plane.view.slice(rows), rows, 0,
-                              block_hists[static_cast<std::size_t>(block)]);
-    }
-  });
-  if (hist != nullptr) {
-    *hist = HistogramBins{};
-    for (const auto& block_hist : block_hists) {
-      for (int v = 0; v < kHistogramBins; ++v)
-        (*hist)[static_cast<std::size_t>(v)] += block_hist[static_cast<std::size_t>(v)];
-    }
-  }
+  const HistogramBins counts =
+      count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& block_hist) {
+        if (convert) kernels::gray_rows(input.slice(rows), out.slice(rows), rows);
+        if (hist != nullptr) kernels::histogram_rows(plane.view.slice(rows), rows, 0, block_hist);
+      });
+  if (hist != nullptr) *hist = counts;
   return plane;
 }
 
-/// Per-block histograms, merged: `count(rows, hist)` adds the counts of rows to hist.
-template <typename Count>
-HistogramBins merged_histogram(RowScheduler& scheduler, int rows, Count&& count) {
-  std::vector<HistogramBins> block_hists(static_cast<std::size_t>(scheduler.max_blocks()));
-  scheduler.for_each_block(rows, [&](RowRange range, int block) {
-    count(range, block_hists[static_cast<std::size_t>(block)]);
-  });
-  HistogramBins total{};
-  for (const auto& block_hist : block_hists) {
-    for (std::size_t v = 0; v < total.size(); ++v) total[v] += block_hist[v];
-  }
-  return total;
-}
-
-Image run_gaussian(RowScheduler& scheduler, const ConstImageView& input, const OpParams& params,
-                   std::string_view variant) {
-  Image out(input.width(), input.height(), input.channels());
-  const ImageView dst = out.view();
-  const GaussianWeights weights = gaussian_weights(params.sigma);
-  const BorderMode border = params.border;
-  if (variant == kGaussianLut) {
-    const GaussianLut lut = gaussian_lut(weights);
-    scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-      kernels::gaussian5x5_lut_rows(halo_slice(input, rows, kernels::kGaussianHalo),
-                                    dst.slice(rows), rows, lut, border);
-    });
-  } else if (variant == kGaussianSeparable) {
-    scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-      kernels::gaussian5x5_separable_rows(halo_slice(input, rows, kernels::kGaussianHalo),
-                                          dst.slice(rows), rows, weights, border);
-    });
-  } else if (variant == kGaussianDirect) {
-    scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-      kernels::gaussian5x5_direct_rows(halo_slice(input, rows, kernels::kGaussianHalo),
-                                       dst.slice(rows), rows, weights, border);
-    });
-  } else {
-    throw UsageError("unknown gaussian variant '" + std::string(variant) + "'");
-  }
-  return out;
-}
-
-Image run_sobel(RowScheduler& scheduler, const ConstImageView& input, const OpParams& params) {
-  const GrayPlane gray = gray_plane(scheduler, input);
-  Image out(input.width(), input.height(), 1);
-  const ImageView dst = out.view();
-  scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-    kernels::sobel_rows(halo_slice(gray.view, rows, kernels::kSobelHalo), dst.slice(rows), rows,
-                        params.border, params.sobel_output);
-  });
-  return out;
-}
-
-Image run_sharpen(RowScheduler& scheduler, const ConstImageView& input, const OpParams& params) {
-  Image out(input.width(), input.height(), input.channels());
-  const ImageView dst = out.view();
-  scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-    kernels::sharpen_rows(halo_slice(input, rows, kernels::kSharpenHalo), dst.slice(rows), rows,
-                          params.border);
-  });
+/// An image of `channels` the input's size, with `pass` run over all its rows.
+Image run_pass(RowScheduler& scheduler, const RowPass& pass, const ConstImageView& src,
+               int channels) {
+  Image out(src.width(), src.height(), channels);
+  pass.run(scheduler, src, out.view(), all_rows(src));
   return out;
 }
 
@@ -145,35 +67,17 @@ std::vector<HistogramBins> run_histogram(RowScheduler& scheduler, const ConstIma
   }
   std::vector<HistogramBins> result;
   for (int c = 0; c < input.channels(); ++c) {
-    result.push_back(
-        merged_histogram(scheduler, input.height(), [&](RowRange rows, HistogramBins& h) {
-          kernels::histogram_rows(input.slice(rows), rows, c, h);
-        }));
+    result.push_back(count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& h) {
+      kernels::histogram_rows(input.slice(rows), rows, c, h);
+    }));
   }
   return result;
 }
 
 Image run_equalize(RowScheduler& scheduler, const ConstImageView& input) {
-  Image out(input.width(), input.height(), input.channels());
-  const ImageView dst = out.view();
-  const bool gray = input.channels() == 1;
-  const HistogramBins hist =
-      merged_histogram(scheduler, input.height(), [&](RowRange rows, HistogramBins& h) {
-        if (gray) {
-          kernels::histogram_rows(input.slice(rows), rows, 0, h);
-        } else {
-          kernels::luma_histogram_rows(input.slice(rows), rows, h);
-        }
-      });
-  const auto lut = equalize_lut(hist);
-  scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-    if (gray) {
-      kernels::apply_lut_rows(input.slice(rows), dst.slice(rows), rows, lut);
-    } else {
-      kernels::equalize_color_rows(input.slice(rows), dst.slice(rows), rows, lut);
-    }
-  });
-  return out;
+  const HistogramBins hist = count_rows(scheduler, all_rows(input), equalize_count(input));
+  return run_pass(scheduler, equalize_pass(input.channels(), equalize_lut(hist)), input,
+                  input.channels());
 }
 
 /// otsu and segment: gray and its histogram, a global threshold, then global or adaptive.
@@ -184,64 +88,26 @@ OpOutput run_thresholding(RowScheduler& scheduler, Op op, const ConstImageView& 
   const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
   OpOutput output;
   output.threshold = threshold;
-  output.image = Image(input.width(), input.height(), 1);
-  const ImageView dst = output.image.view();
   const bool adaptive = op == Op::segment && params.adaptive;
-  scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-    if (adaptive) {
-      kernels::adaptive_segment_rows(halo_slice(gray.view, rows, params.window / 2),
-                                     dst.slice(rows), rows, params.window, params.min_contrast,
-                                     threshold);
-    } else {
-      kernels::threshold_rows(gray.view.slice(rows), dst.slice(rows), rows, threshold);
-    }
-  });
+  output.image = run_pass(
+      scheduler, adaptive ? adaptive_segment_pass(params, threshold) : threshold_pass(threshold),
+      gray.view, 1);
   return output;
-}
-
-/// The erosions and dilations an op performs, in order (OpenCV's morphologyEx).
-std::vector<MorphOp> morphology_steps(Op op, int iterations) {
-  const auto repeat = [iterations](std::vector<MorphOp>& steps, MorphOp step) {
-    steps.insert(steps.end(), static_cast<std::size_t>(iterations), step);
-  };
-  std::vector<MorphOp> steps;
-  switch (op) {
-    case Op::erode:
-      repeat(steps, MorphOp::erode);
-      break;
-    case Op::dilate:
-      repeat(steps, MorphOp::dilate);
-      break;
-    case Op::open:
-      repeat(steps, MorphOp::erode);
-      repeat(steps, MorphOp::dilate);
-      break;
-    case Op::close:
-      repeat(steps, MorphOp::dilate);
-      repeat(steps, MorphOp::erode);
-      break;
-    default:
-      throw std::logic_error("morphology_steps: not a morphology op");
-  }
-  return steps;
 }
 
 Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input,
                      const OpParams& params) {
   const StructuringElement se = make_structuring_element(params.se);
-  const int above = kernels::morphology_halo_above(se);
-  const int below = kernels::morphology_halo_below(se);
+  const RowPass erode = morphology_pass(se, MorphOp::erode);
+  const RowPass dilate = morphology_pass(se, MorphOp::dilate);
   // Ping-pong: each step reads the previous step's output.
   Image buffers[2] = {Image(input.width(), input.height(), input.channels()),
                       Image(input.width(), input.height(), input.channels())};
   ConstImageView src = input;
   int target = 0;
   for (const MorphOp step : morphology_steps(op, params.iterations)) {
-    const ImageView dst = buffers[target].view();
-    scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-      kernels::morphology_rows(halo_slice(src, rows, above, below), dst.slice(rows), rows, se,
-                               step);
-    });
+    (step == MorphOp::erode ? erode : dilate)
+        .run(scheduler, src, buffers[target].view(), all_rows(input));
     src = buffers[target].view();
     target = 1 - target;
   }
@@ -249,14 +115,11 @@ Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input
 }
 
 Image run_pool(RowScheduler& scheduler, const ConstImageView& input) {
-  const int out_width = (input.width() + kPoolStride - 1) / kPoolStride;
-  const int out_height = (input.height() + kPoolStride - 1) / kPoolStride;
-  Image out(out_width, out_height, input.channels());
+  Image out(pool_extent(input.width()), pool_extent(input.height()), input.channels());
   const ImageView dst = out.view();
-  scheduler.for_each_block(out_height, [&](RowRange rows, int) {
-    const RowRange in_rows{kPoolStride * rows.begin,
-                           std::min(kPoolStride * rows.end, input.height())};
-    kernels::pool2x2_rows(input.slice(in_rows), dst.slice(rows), rows);
+  scheduler.for_each_block(out.height(), [&](RowRange rows, int) {
+    kernels::pool2x2_rows(input.slice(pool_input_rows(rows, input.height())), dst.slice(rows),
+                          rows);
   });
   return out;
 }
@@ -322,22 +185,22 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
   }
   OpOutput output;
   switch (op) {
-    case Op::gray: {
-      output.image = Image(input.width(), input.height(), 1);
-      const ImageView dst = output.image.view();
-      scheduler.for_each_block(input.height(), [&](RowRange rows, int) {
-        kernels::gray_rows(input.slice(rows), dst.slice(rows), rows);
-      });
+    case Op::gray:
+      output.image = run_pass(scheduler, gray_pass(), input, 1);
+      break;
+    case Op::gaussian: {
+      OpParams resolved = params;
+      resolved.variant = variant;
+      output.image = run_pass(scheduler, gaussian_pass(resolved), input, input.channels());
       break;
     }
-    case Op::gaussian:
-      output.image = run_gaussian(scheduler, input, params, variant);
+    case Op::sobel: {
+      const GrayPlane gray = gray_plane(scheduler, input);
+      output.image = run_pass(scheduler, sobel_pass(params), gray.view, 1);
       break;
-    case Op::sobel:
-      output.image = run_sobel(scheduler, input, params);
-      break;
+    }
     case Op::sharpen:
-      output.image = run_sharpen(scheduler, input, params);
+      output.image = run_pass(scheduler, sharpen_pass(params), input, input.channels());
       break;
     case Op::histogram:
       output.histogram = run_histogram(scheduler, input, params);
