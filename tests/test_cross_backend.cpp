@@ -7,6 +7,10 @@
 // with borders, every border mode, plus adaptive segmentation and per-channel histograms:
 // a representative subset that keeps the suite fast.
 //
+// A threaded backend (BackendInfo::threaded: pthread, OpenMP) gets the whole product at each
+// of kThreadCounts, named <backend>_t<N>: 1 (one block), 2 (this machine's cores), 3 (uneven
+// blocks) and 7 (more threads than cores, and than the rows of the small shapes).
+//
 // The slice-safety tests below run the CPU composition and the row kernels over schedulers
 // and slices that hand out many small or uneven blocks.
 #include <gtest/gtest.h>
@@ -21,6 +25,7 @@
 
 #include "parfilter/backend.hpp"
 #include "parfilter/cpu_backend.hpp"
+#include "parfilter/error.hpp"
 #include "parfilter/filter_math.hpp"
 #include "parfilter/reference.hpp"
 #include "parfilter/row_kernels.hpp"
@@ -43,6 +48,7 @@ struct ParamSet {
 
 struct Case {
   std::string backend;
+  int threads = 0;  ///< BackendOptions::threads for a threaded backend, else 0 (its default)
   Op op = Op::gray;
   std::string variant;
   Shape shape;
@@ -71,6 +77,7 @@ const std::vector<DataImage>& data_images() {
 }
 
 constexpr std::array kChannelCounts = {1, 3, 4};
+constexpr std::array kThreadCounts = {1, 2, 3, 7};
 constexpr std::uint8_t kOddBorderValue = 77;
 const std::array kBorders = {
     BorderMode{BorderKind::replicate, 0}, BorderMode{BorderKind::reflect101, 0},
@@ -165,31 +172,36 @@ std::vector<std::string> backend_variants(const BackendInfo& info, Op op) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  const auto add = [&](const BackendInfo& info, Op op, const std::string& variant,
+  const auto add = [&](const BackendInfo& info, int threads, Op op, const std::string& variant,
                        const Shape& shape, int channels, const ParamSet& param) {
+    const std::string name(info.name);
     if (!uses_border(op)) {
-      cases.push_back({std::string(info.name), op, variant, shape, channels, false, param});
+      cases.push_back({name, threads, op, variant, shape, channels, false, param});
       return;
     }
     for (const BorderMode border : kBorders) {
       ParamSet bordered = param;
       bordered.params.border = border;
-      cases.push_back({std::string(info.name), op, variant, shape, channels, true, bordered});
+      cases.push_back({name, threads, op, variant, shape, channels, true, bordered});
     }
   };
   for (const BackendInfo& info : registered_backends()) {
-    for (const Op op : kAllOps) {
-      for (const std::string& variant : backend_variants(info, op)) {
-        for (const Shape& shape : synthetic_shapes()) {
-          for (const int channels : kChannelCounts) {
-            for (const ParamSet& param : param_sets(op)) {
-              add(info, op, variant, shape, channels, param);
+    std::vector<int> thread_counts = {0};
+    if (info.threaded) thread_counts.assign(kThreadCounts.begin(), kThreadCounts.end());
+    for (const int threads : thread_counts) {
+      for (const Op op : kAllOps) {
+        for (const std::string& variant : backend_variants(info, op)) {
+          for (const Shape& shape : synthetic_shapes()) {
+            for (const int channels : kChannelCounts) {
+              for (const ParamSet& param : param_sets(op)) {
+                add(info, threads, op, variant, shape, channels, param);
+              }
             }
           }
-        }
-        for (const DataImage& image : data_images()) {
-          for (const ParamSet& param : data_param_sets(op)) {
-            add(info, op, variant, image.shape, image.channels, param);
+          for (const DataImage& image : data_images()) {
+            for (const ParamSet& param : data_param_sets(op)) {
+              add(info, threads, op, variant, image.shape, image.channels, param);
+            }
           }
         }
       }
@@ -220,10 +232,17 @@ std::string border_label(BorderMode border) {
   return joined({"constant", std::to_string(border.value)}, "");
 }
 
+/// "serial", or "pthread_t3" for a threaded backend run with 3 threads.
+std::string backend_label(const std::string& backend, int threads) {
+  if (threads == 0) return backend;
+  return joined({backend, joined({"t", std::to_string(threads)}, "")}, "_");
+}
+
 std::string case_name(const Case& c) {
   const std::string channels = joined({"c", std::to_string(c.channels)}, "");
   const std::string border = c.uses_border ? border_label(c.param.params.border) : "";
-  std::string name = joined({c.backend, op_name(c.op), c.variant, c.shape.name, channels}, "_");
+  std::string name = joined(
+      {backend_label(c.backend, c.threads), op_name(c.op), c.variant, c.shape.name, channels}, "_");
   if (c.uses_border) name = joined({name, border}, "_");
   return sanitize(joined({name, c.param.name}, "_"));
 }
@@ -268,13 +287,18 @@ const OpOutput& reference_output(const Case& c, const Image& input) {
   return cache.emplace(key, std::move(output)).first->second;
 }
 
-Backend& backend_named(const std::string& name) {
+/// One instance per backend and thread count, kept for the whole run (as the CLI keeps its
+/// one backend): a threaded backend starts its workers once.
+Backend& backend_named(const std::string& name, int threads) {
   static std::map<std::string, std::unique_ptr<Backend>> cache;
-  auto it = cache.find(name);
+  const std::string label = backend_label(name, threads);
+  auto it = cache.find(label);
   if (it == cache.end()) {
     const BackendInfo* info = find_backend(name);
     if (info == nullptr) throw std::runtime_error("backend " + name + " is not registered");
-    it = cache.emplace(name, info->create(BackendOptions{})).first;
+    BackendOptions options;
+    options.threads = threads;
+    it = cache.emplace(label, info->create(options)).first;
   }
   return *it->second;
 }
@@ -309,9 +333,12 @@ class CrossBackend : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CrossBackend, MatchesReference) {
   const Case& c = GetParam();
-  Backend& backend = backend_named(c.backend);
+  Backend& backend = backend_named(c.backend, c.threads);
   const Availability availability = backend.availability();
   if (!availability.present) GTEST_SKIP() << c.backend << ": " << availability.reason;
+  if (c.threads != 0) {
+    ASSERT_EQ(backend.threads(), c.threads);
+  }
   const Image& input = input_image(c.shape, c.channels);
   ASSERT_EQ(input.channels(), c.channels) << "data/" << c.shape.file << " changed channels";
   const OpOutput& expected = reference_output(c, input);
@@ -372,7 +399,7 @@ TEST(SliceSafety, RunCpuOpWithSmallAndUnevenBlocks) {
             for (const ParamSet& param : param_sets(op)) {
               for (const BorderMode border : kBorders) {
                 if (!uses_border(op) && border != kBorders[0]) continue;
-                Case c{"slice", op, variant, shape, channels, uses_border(op), param};
+                Case c{"slice", 0, op, variant, shape, channels, uses_border(op), param};
                 c.param.params.border = border;
                 OpParams params = c.param.params;
                 params.variant = variant;
@@ -509,6 +536,37 @@ TEST(SliceSafety, KernelsReadOnlyTheirHalo) {
         EXPECT_TRUE(test::same_image(expected.image, actual))
             << kc.name << " on " << shape.name
             << (split == SplittingScheduler::Split::one_row ? ", one row per block" : ", 3 blocks");
+      }
+    }
+  }
+}
+
+// ---- threaded backends ----------------------------------------------------------------------
+TEST(ThreadedBackends, ThreadsOptionSetsTheWorkerCount) {
+  constexpr int kThreads = 3;
+  for (const BackendInfo& info : registered_backends()) {
+    if (!info.threaded) continue;
+    EXPECT_EQ(info.create(BackendOptions{kThreads, "", ""})->threads(), kThreads) << info.name;
+    EXPECT_GE(info.create(BackendOptions{})->threads(), 1) << info.name;
+    EXPECT_THROW((void)info.create(BackendOptions{-1, "", ""}), UsageError) << info.name;
+  }
+}
+
+/// Far more threads than rows: the blocks past the last row are empty and must be harmless.
+TEST(ThreadedBackends, MoreThreadsThanRows) {
+  constexpr int kManyThreads = 16;
+  constexpr int kChannels = 3;
+  const std::vector<Shape> shapes = {{"5x3", 5, 3, ""}, {"9x1", 9, 1, ""}};
+  for (const BackendInfo& info : registered_backends()) {
+    if (!info.threaded) continue;
+    const auto backend = info.create(BackendOptions{kManyThreads, "", ""});
+    for (const Shape& shape : shapes) {
+      const Image& input = input_image(shape, kChannels);
+      for (const Op op : kAllOps) {
+        const Case c{std::string(info.name), kManyThreads, op, "default", shape, kChannels, false,
+                     {"default", {}}};
+        EXPECT_TRUE(same_output(reference_output(c, input), backend->run(op, input.view(), {})))
+            << case_name(c);
       }
     }
   }
