@@ -100,6 +100,7 @@ struct Computed {
   double compute_ms = 0.0;
   std::optional<double> upload_ms;
   std::optional<double> download_ms;
+  std::optional<double> build_ms;  ///< the sum over the runs: only the first one builds
 };
 
 Computed compute(const Session& s, const Image& image) {
@@ -116,6 +117,7 @@ Computed compute(const Session& s, const Image& image) {
     compute_ms.push_back(times.compute_ms > 0.0 ? times.compute_ms : wall_ms);
     if (times.upload_ms) upload_ms.push_back(*times.upload_ms);
     if (times.download_ms) download_ms.push_back(*times.download_ms);
+    if (times.build_ms) result.build_ms = result.build_ms.value_or(0.0) + *times.build_ms;
   }
   result.compute_ms = median(compute_ms);
   if (!upload_ms.empty()) result.upload_ms = median(upload_ms);
@@ -205,6 +207,7 @@ void run_job(const Session& s, const Job& job) {
     const std::string runs =
         s.args.repeat > 1 ? " (median of " + std::to_string(s.args.repeat) + " runs)" : "";
     s.reporter.info(prefix + "load " + format_ms(load_ms));
+    if (computed.build_ms) s.reporter.info(prefix + "build " + format_ms(*computed.build_ms));
     if (computed.upload_ms) s.reporter.info(prefix + "upload " + format_ms(*computed.upload_ms));
     s.reporter.info(prefix + "compute " + format_ms(computed.compute_ms) + runs);
     if (computed.download_ms) {

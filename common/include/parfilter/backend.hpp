@@ -25,6 +25,9 @@ struct StageTimes {
   double compute_ms = 0.0;
   std::optional<double> upload_ms;
   std::optional<double> download_ms;
+  /// Device backends that compile kernels: time spent building or loading programs in this
+  /// run (0 when every program was already built in this process).
+  std::optional<double> build_ms;
 };
 
 /// Options a backend takes when it is created.
