@@ -184,8 +184,12 @@ void add_options(CLI::App& app, CliArgs& args) {
   app.add_flag("--list", args.list, "list the ops and variants of this backend");
 }
 
-int run_cli(int argc, const char* const* argv, const std::string& program, BackendFactory factory) {
-  CliArgs args;
+}  // namespace
+
+cli_detail::ParsedCommand cli_detail::parse_args(int argc, const char* const* argv,
+                                                 const std::string& program) {
+  ParsedCommand parsed;
+  CliArgs& args = parsed.args;
   CLI::App app{"parfilter: one image-filter set on many parallel frameworks.", program};
   add_options(app, args);
   app.set_version_flag("--version", program + " " + PARFILTER_VERSION);
@@ -193,18 +197,34 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      parsed.exit_code = app.exit(e);
+      return parsed;
+    }
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
 
-  std::optional<Op> op;
   if (!args.list && !args.list_devices) {
     if (args.op_name.empty()) throw UsageError("missing the op (see --help)");
-    op = parse_op(args.op_name);
-    if (!op) throw UsageError("unknown op '" + args.op_name + "' (ops: " + all_op_names() + ")");
+    parsed.op = parse_op(args.op_name);
+    if (!parsed.op) {
+      throw UsageError("unknown op '" + args.op_name + "' (ops: " + all_op_names() + ")");
+    }
+    parsed.params = make_params(*parsed.op, app, args);
+    parsed.jobs = make_jobs(*parsed.op, args);
   }
-  OpParams params = op ? make_params(*op, app, args) : OpParams{};
-  const std::vector<Job> jobs = op ? cli_detail::make_jobs(*op, args) : std::vector<Job>{};
+  return parsed;
+}
+
+namespace {
+
+int run_cli(int argc, const char* const* argv, const std::string& program, BackendFactory factory) {
+  cli_detail::ParsedCommand parsed = cli_detail::parse_args(argc, argv, program);
+  if (parsed.exit_code) return *parsed.exit_code;
+  const CliArgs& args = parsed.args;
+  const std::optional<Op> op = parsed.op;
+  OpParams& params = parsed.params;
+  const std::vector<Job>& jobs = parsed.jobs;
 
   const std::unique_ptr<Backend> backend =
       factory(BackendOptions{args.threads, args.platform, args.device});

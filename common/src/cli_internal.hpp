@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,20 @@ struct Job {
   std::filesystem::path input;
   std::filesystem::path output;
 };
+
+/// The command line parsed and validated, before any backend is created or file touched.
+struct ParsedCommand {
+  CliArgs args;
+  std::optional<Op> op;  // empty for --list and --list-devices
+  OpParams params;
+  std::vector<Job> jobs;
+  std::optional<int> exit_code;  // set when --help or --version was answered on stdout
+};
+
+/// Parses and validates argv (everything checkable without a backend or a file). Throws
+/// UsageError. The option parser's fuzz target drives exactly this.
+[[nodiscard]] ParsedCommand parse_args(int argc, const char* const* argv,
+                                       const std::string& program);
 
 /// Writes the one-line errors, timing lines and, on a terminal, the batch progress line.
 class Reporter {
