@@ -2,6 +2,9 @@
 # Installs what is missing, builds every backend this machine supports and runs the test suite.
 #
 #   scripts/test.sh             build dir: build/ (or $BUILD_DIR)
+#   scripts/test.sh [CMAKE_ARG...] [-- CTEST_ARG...]
+#                               extra configure arguments (they override the defaults below)
+#                               and ctest arguments, e.g. scripts/asan.sh's sanitizer build
 #
 # Under CI=true every optional backend whose toolchain is on this machine and whose
 # backend_<name>/ exists is forced ON, so that a missing dependency fails configure loudly
@@ -13,6 +16,15 @@ build_dir="${BUILD_DIR:-$root/build}"
 jobs="$(nproc)"
 
 "$root/scripts/install-deps.sh" build test backends
+
+extra_cmake_args=()
+extra_ctest_args=()
+while [[ $# -gt 0 && "$1" != "--" ]]; do
+  extra_cmake_args+=("$1")
+  shift
+done
+[[ $# -gt 0 ]] && shift  # the "--"
+extra_ctest_args=("$@")
 
 # toolchain_present <backend>: whether the backend's compiler or library is installed.
 toolchain_present() {
@@ -44,7 +56,9 @@ if [[ "${CI:-}" == "true" ]]; then
   fi
 fi
 
+configure_args+=("${extra_cmake_args[@]}")
+
 echo "test.sh: cmake ${configure_args[*]}"
 cmake "${configure_args[@]}"
 cmake --build "$build_dir" -j "$jobs"
-ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "${extra_ctest_args[@]}"
