@@ -10,7 +10,9 @@ set -euo pipefail
 # One list per purpose. A new backend adds its packages to backends (or a list of its own).
 build_packages=(cmake ninja-build g++ pkg-config libstb-dev libcli11-dev)
 test_packages=(libgtest-dev libopencv-dev)  # OpenCV is the optional oracle of the tests
-backends_packages=()                        # e.g. libopenmpi-dev openmpi-bin, ocl-icd-opencl-dev
+# MPI: OpenMPI; OpenCL: the ICD loader, headers, C++ bindings and PoCL (runs kernels on the CPU).
+backends_packages=(libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
+                   pocl-opencl-icd clinfo)
 
 usage() {
   echo "usage: $0 [build|test|backends]..." >&2
