@@ -104,11 +104,13 @@ macro(parfilter_add_optional_backends)
 endmacro()
 
 # parfilter_add_backend(NAME <name> TARGET <library> FACTORY <function> HEADER <include>
-#                       [THREADED])
+#                       [THREADED] [MAIN <source>...])
 # Registers a backend library and builds its executable parfilter-<name>. THREADED: the
-# backend's worker count follows BackendOptions::threads (BackendInfo::threaded).
+# backend's worker count follows BackendOptions::threads (BackendInfo::threaded). MAIN: the
+# executable's own main (which calls parfilter::cli_main, e.g. inside MPI_Init/Finalize with a
+# JobDriver) instead of the generated one.
 function(parfilter_add_backend)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "THREADED" "NAME;TARGET;FACTORY;HEADER" "")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "THREADED" "NAME;TARGET;FACTORY;HEADER" "MAIN")
   if(arg_THREADED)
     set(threaded true)
   else()
@@ -122,8 +124,12 @@ function(parfilter_add_backend)
   set(PARFILTER_BACKEND_NAME ${arg_NAME})
   set(PARFILTER_BACKEND_FACTORY ${arg_FACTORY})
   set(PARFILTER_BACKEND_HEADER ${arg_HEADER})
-  set(main_cpp ${CMAKE_CURRENT_BINARY_DIR}/parfilter-${arg_NAME}-main.cpp)
-  configure_file(${PROJECT_SOURCE_DIR}/common/src/backend_main.cpp.in ${main_cpp} @ONLY)
+  if(arg_MAIN)
+    set(main_cpp ${arg_MAIN})
+  else()
+    set(main_cpp ${CMAKE_CURRENT_BINARY_DIR}/parfilter-${arg_NAME}-main.cpp)
+    configure_file(${PROJECT_SOURCE_DIR}/common/src/backend_main.cpp.in ${main_cpp} @ONLY)
+  endif()
   add_executable(parfilter-${arg_NAME} ${main_cpp})
   target_link_libraries(parfilter-${arg_NAME} PRIVATE parfilter::cli ${arg_TARGET})
   parfilter_set_warnings(parfilter-${arg_NAME})

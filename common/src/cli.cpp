@@ -218,7 +218,8 @@ cli_detail::ParsedCommand cli_detail::parse_args(int argc, const char* const* ar
 
 namespace {
 
-int run_cli(int argc, const char* const* argv, const std::string& program, BackendFactory factory) {
+int run_cli(int argc, const char* const* argv, const std::string& program, BackendFactory factory,
+            const JobDriver& driver) {
   cli_detail::ParsedCommand parsed = cli_detail::parse_args(argc, argv, program);
   if (parsed.exit_code) return *parsed.exit_code;
   const CliArgs& args = parsed.args;
@@ -226,8 +227,8 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   OpParams& params = parsed.params;
   const std::vector<Job>& jobs = parsed.jobs;
 
-  const std::unique_ptr<Backend> backend =
-      factory(BackendOptions{args.threads, args.platform, args.device});
+  const BackendOptions options{args.threads, args.platform, args.device};
+  const std::unique_ptr<Backend> backend = factory(options);
   if (args.list_devices) {
     std::cout << backend->describe_devices();
     return kExitSuccess;
@@ -242,46 +243,24 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
 
   const bool batch = !args.out_dir.empty();
   Reporter reporter(program, batch && isatty(STDERR_FILENO) != 0);
-  if (batch) {
-    std::error_code ec;
-    std::filesystem::create_directories(args.out_dir, ec);
-    if (!std::filesystem::is_directory(args.out_dir)) {
-      throw InputError(args.out_dir + ": cannot create the output directory" +
-                       (ec ? " (" + ec.message() + ")" : ""));
-    }
-  }
   const Session session{*op, params, args, *backend, reporter, batch};
-  bool any_bad_input = false;
-  bool any_runtime_failure = false;
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    reporter.progress(i, jobs.size(), jobs[i].input);
-    try {
-      cli_detail::run_job(session, jobs[i]);
-    } catch (const UsageError& e) {
-      reporter.error(e.what());
-      any_bad_input = true;
-    } catch (const InputError& e) {
-      reporter.error(e.what());
-      any_bad_input = true;
-    } catch (const std::exception& e) {
-      reporter.error(e.what());
-      any_runtime_failure = true;
-    }
-  }
-  reporter.clear_progress();
-  // A runtime failure is the more serious outcome, so it wins when both happened.
-  if (any_runtime_failure) return kExitRuntimeFailure;
-  return any_bad_input ? kExitBadInput : kExitSuccess;
+  const auto runner = cli_detail::make_job_runner(session, jobs, options);
+  return driver ? driver(*runner) : runner->run_in_turn();
 }
 
 }  // namespace
 
 int cli_main(int argc, const char* const* argv, std::string_view backend_name,
              BackendFactory factory) {
+  return cli_main(argc, argv, backend_name, factory, JobDriver{});
+}
+
+int cli_main(int argc, const char* const* argv, std::string_view backend_name,
+             BackendFactory factory, const JobDriver& driver) {
   const std::string program = "parfilter-" + std::string(backend_name);
   Reporter reporter(program, false);
   try {
-    return run_cli(argc, argv, program, factory);
+    return run_cli(argc, argv, program, factory, driver);
   } catch (const UsageError& e) {
     reporter.error(e.what());
     return kExitBadInput;

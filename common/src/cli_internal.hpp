@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "parfilter/backend.hpp"
+#include "parfilter/cli_driver.hpp"
 #include "parfilter/image_io.hpp"
 #include "parfilter/op_set.hpp"
 
@@ -42,11 +44,7 @@ struct CliArgs {
   std::string format;
 };
 
-/// One input and the path its result goes to.
-struct Job {
-  std::filesystem::path input;
-  std::filesystem::path output;
-};
+using Job = CliJob;
 
 /// The command line parsed and validated, before any backend is created or file touched.
 struct ParsedCommand {
@@ -71,6 +69,8 @@ class Reporter {
   /// "<program>: <message>" as one line.
   void error(const std::string& message);
   void info(const std::string& line);
+  /// Report lines: stdout ones on stdout, the others through info().
+  void print(const std::vector<ReportLine>& lines);
   /// "[i/n] <input>" in place, on a terminal only.
   void progress(std::size_t done, std::size_t total, const std::filesystem::path& current);
   void clear_progress();
@@ -95,9 +95,25 @@ struct Session {
 /// UsageError for a wrong file count, a bad --format or two inputs writing the same output.
 [[nodiscard]] std::vector<Job> make_jobs(Op op, const CliArgs& args);
 
+// The stages of one job, as JobRunner offers them; each throws an error naming the file.
+[[nodiscard]] Image load_job_input(const Session& session, const Job& job);
+[[nodiscard]] ComputedJob compute_job(const Session& session, Backend& backend, const Job& job,
+                                      const ConstImageView& input);
+void save_job_output(const Session& session, const Job& job, const OpOutput& output);
+[[nodiscard]] std::vector<StageTime> job_stage_times(double load_ms, const StageTimes& computed,
+                                                     double save_ms);
+[[nodiscard]] std::vector<ReportLine> job_report(const Session& session, const Job& job,
+                                                 const OpOutput& output,
+                                                 const std::vector<StageTime>& stages);
+
 /// Checks the output path, loads, runs (args.repeat times) and saves one job, then prints the
 /// threshold and timings asked for. Throws an error whose message names the file.
 void run_job(const Session& session, const Job& job);
+
+/// The JobRunner of a session (cli_runner.cpp); run_in_turn is cli_main's own loop.
+[[nodiscard]] std::unique_ptr<JobRunner> make_job_runner(const Session& session,
+                                                         const std::vector<Job>& jobs,
+                                                         BackendOptions options);
 
 [[nodiscard]] std::string lower(std::string text);
 

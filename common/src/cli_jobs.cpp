@@ -94,37 +94,6 @@ std::string format_ms(double ms) {
   return out.str();
 }
 
-/// The result of one op run `args.repeat` times, with the median stage times.
-struct Computed {
-  OpOutput output;
-  double compute_ms = 0.0;
-  std::optional<double> upload_ms;
-  std::optional<double> download_ms;
-  std::optional<double> build_ms;  ///< the sum over the runs: only the first one builds
-};
-
-Computed compute(const Session& s, const Image& image) {
-  std::vector<double> compute_ms;
-  std::vector<double> upload_ms;
-  std::vector<double> download_ms;
-  Computed result;
-  for (int run = 0; run < s.args.repeat; ++run) {
-    StageTimes times;
-    const auto start = Clock::now();
-    result.output = s.backend.run(s.op, image.view(), s.params, &times);
-    const double wall_ms = elapsed_ms(start);
-    // Device backends report compute without transfers; otherwise the wall time is compute.
-    compute_ms.push_back(times.compute_ms > 0.0 ? times.compute_ms : wall_ms);
-    if (times.upload_ms) upload_ms.push_back(*times.upload_ms);
-    if (times.download_ms) download_ms.push_back(*times.download_ms);
-    if (times.build_ms) result.build_ms = result.build_ms.value_or(0.0) + *times.build_ms;
-  }
-  result.compute_ms = median(compute_ms);
-  if (!upload_ms.empty()) result.upload_ms = median(upload_ms);
-  if (!download_ms.empty()) result.download_ms = median(download_ms);
-  return result;
-}
-
 /// The batch's output extension for `input`: --format, else csv for histogram, else the
 /// input's own extension when it is a save format, else png.
 std::string batch_extension(Op op, const CliArgs& args, const fs::path& input) {
@@ -169,52 +138,105 @@ void Reporter::clear_progress() {
   progress_shown_ = false;
 }
 
-/// Loads, runs and saves one job. Throws the error that names the file and the cause.
-void run_job(const Session& s, const Job& job) {
+void Reporter::print(const std::vector<ReportLine>& lines) {
+  for (const ReportLine& line : lines) {
+    if (line.to_stdout) {
+      std::cout << line.text << '\n' << std::flush;
+    } else {
+      info(line.text);
+    }
+  }
+}
+
+Image load_job_input(const Session& s, const Job& job) {
   check_output_path(s.op, job.output);
   std::error_code ec;
   if (fs::exists(job.output, ec) && fs::equivalent(job.input, job.output, ec)) {
     throw UsageError(job.output.string() + ": the output would overwrite its input");
   }
+  return naming_file(job.input, [&] { return load_image(job.input, {s.args.max_image_bytes}); });
+}
 
-  const auto load_start = Clock::now();
-  const Image image =
-      naming_file(job.input, [&] { return load_image(job.input, {s.args.max_image_bytes}); });
-  const double load_ms = elapsed_ms(load_start);
+ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
+                        const ConstImageView& input) {
+  return naming_file(job.input, [&] {
+    std::vector<double> compute_ms;
+    std::vector<double> upload_ms;
+    std::vector<double> download_ms;
+    ComputedJob result;
+    for (int run = 0; run < s.args.repeat; ++run) {
+      StageTimes times;
+      const auto start = Clock::now();
+      result.output = backend.run(s.op, input, s.params, &times);
+      const double wall_ms = elapsed_ms(start);
+      // Device backends report compute without transfers; otherwise the wall time is compute.
+      compute_ms.push_back(times.compute_ms > 0.0 ? times.compute_ms : wall_ms);
+      if (times.upload_ms) upload_ms.push_back(*times.upload_ms);
+      if (times.download_ms) download_ms.push_back(*times.download_ms);
+      // Summed over the runs: only the first one builds.
+      if (times.build_ms) {
+        result.times.build_ms = result.times.build_ms.value_or(0.0) + *times.build_ms;
+      }
+    }
+    result.times.compute_ms = median(compute_ms);
+    if (!upload_ms.empty()) result.times.upload_ms = median(upload_ms);
+    if (!download_ms.empty()) result.times.download_ms = median(download_ms);
+    return result;
+  });
+}
 
-  Computed computed = naming_file(job.input, [&] { return compute(s, image); });
-
-  const auto save_start = Clock::now();
+void save_job_output(const Session& s, const Job& job, const OpOutput& output) {
   naming_file(job.output, [&] {
     if (s.op == Op::histogram) {
-      save_histogram(computed.output.histogram, job.output);
+      save_histogram(output.histogram, job.output);
     } else {
-      save_image(computed.output.image, job.output);
+      save_image(output.image, job.output);
     }
   });
-  const double save_ms = elapsed_ms(save_start);
+}
 
+std::vector<StageTime> job_stage_times(double load_ms, const StageTimes& computed, double save_ms) {
+  std::vector<StageTime> stages{{"load", load_ms}};
+  if (computed.build_ms) stages.push_back({"build", *computed.build_ms});
+  if (computed.upload_ms) stages.push_back({"upload", *computed.upload_ms});
+  stages.push_back({"compute", computed.compute_ms, true});
+  if (computed.download_ms) stages.push_back({"download", *computed.download_ms});
+  stages.push_back({"save", save_ms});
+  return stages;
+}
+
+std::vector<ReportLine> job_report(const Session& s, const Job& job, const OpOutput& output,
+                                   const std::vector<StageTime>& stages) {
+  std::vector<ReportLine> lines;
   if (s.args.print_threshold) {
-    if (!computed.output.threshold) {
+    if (!output.threshold) {
       throw RuntimeError(job.input.string() + ": the backend reported no threshold");
     }
-    const std::string threshold = std::to_string(*computed.output.threshold);
-    std::cout << (s.batch ? job.input.string() + ": " + threshold : threshold) << '\n'
-              << std::flush;
+    const std::string threshold = std::to_string(*output.threshold);
+    lines.push_back({true, s.batch ? job.input.string() + ": " + threshold : threshold});
   }
   if (s.args.timing) {
     const std::string prefix = "timing: " + job.input.string() + ": ";
     const std::string runs =
         s.args.repeat > 1 ? " (median of " + std::to_string(s.args.repeat) + " runs)" : "";
-    s.reporter.info(prefix + "load " + format_ms(load_ms));
-    if (computed.build_ms) s.reporter.info(prefix + "build " + format_ms(*computed.build_ms));
-    if (computed.upload_ms) s.reporter.info(prefix + "upload " + format_ms(*computed.upload_ms));
-    s.reporter.info(prefix + "compute " + format_ms(computed.compute_ms) + runs);
-    if (computed.download_ms) {
-      s.reporter.info(prefix + "download " + format_ms(*computed.download_ms));
+    for (const StageTime& stage : stages) {
+      lines.push_back(
+          {false, prefix + stage.name + " " + format_ms(stage.ms) + (stage.repeated ? runs : "")});
     }
-    s.reporter.info(prefix + "save " + format_ms(save_ms));
   }
+  return lines;
+}
+
+void run_job(const Session& s, const Job& job) {
+  const auto load_start = Clock::now();
+  const Image image = load_job_input(s, job);
+  const double load_ms = elapsed_ms(load_start);
+  const ComputedJob computed = compute_job(s, s.backend, job, image.view());
+  const auto save_start = Clock::now();
+  save_job_output(s, job, computed.output);
+  const double save_ms = elapsed_ms(save_start);
+  s.reporter.print(
+      job_report(s, job, computed.output, job_stage_times(load_ms, computed.times, save_ms)));
 }
 
 std::vector<Job> make_jobs(Op op, const CliArgs& args) {

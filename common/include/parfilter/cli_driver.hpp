@@ -1,0 +1,114 @@
+// The seam for an executable that runs the shared command line's jobs its own way
+// (parfilter-mpi: rank 0 alone loads and saves while every rank computes, and a batch's
+// images are spread over the ranks). cli_main parses and validates the command line and
+// creates the backend exactly as for every executable, then hands the jobs to the driver,
+// which runs each job's stages (JobRunner) where and when it likes.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parfilter/backend.hpp"
+#include "parfilter/cli.hpp"
+#include "parfilter/image.hpp"
+#include "parfilter/op_set.hpp"
+
+namespace parfilter {
+
+/// One input and the path its result goes to.
+struct CliJob {
+  std::filesystem::path input;
+  std::filesystem::path output;
+};
+
+/// An op's output with the stage times of its --repeat runs (medians; build time summed).
+struct ComputedJob {
+  OpOutput output;
+  StageTimes times;
+};
+
+/// One line of --timing: "<name> <ms> ms", with "(median of N runs)" when `repeated`.
+struct StageTime {
+  std::string name;
+  double ms = 0.0;
+  bool repeated = false;
+};
+
+/// One line a job reports: the threshold (--print-threshold, stdout) or a timing (stderr).
+struct ReportLine {
+  bool to_stdout = false;
+  std::string text;
+};
+
+/// The command's jobs, and the stages of running one as cli_main runs them in turn. A stage
+/// throws an error that names its file; exit_code_for gives the exit code it stands for.
+class JobRunner {
+ public:
+  JobRunner() = default;
+  JobRunner(const JobRunner&) = delete;
+  JobRunner& operator=(const JobRunner&) = delete;
+  virtual ~JobRunner() = default;
+
+  [[nodiscard]] virtual const std::vector<CliJob>& jobs() const = 0;
+  /// Whether the jobs are a batch (--out-dir), whose directory create_out_dir makes.
+  [[nodiscard]] virtual bool batch() const = 0;
+  [[nodiscard]] virtual Backend& backend() const = 0;
+  /// The options the backend was made with, for a driver that makes another one.
+  [[nodiscard]] virtual const BackendOptions& backend_options() const = 0;
+
+  /// Creates the batch's output directory; InputError when it cannot.
+  virtual void create_out_dir() const = 0;
+  /// Checks the output path (nothing is loaded for a job that cannot be written), then
+  /// loads the input.
+  [[nodiscard]] virtual Image load(const CliJob& job) const = 0;
+  /// Runs the op --repeat times on `backend` with `input`.
+  [[nodiscard]] virtual ComputedJob compute(Backend& backend, const CliJob& job,
+                                            const ConstImageView& input) const = 0;
+  /// Writes the result (atomically: a failure leaves no partial file).
+  virtual void save(const CliJob& job, const OpOutput& output) const = 0;
+  /// The job's --print-threshold and --timing lines, the timings from `stages` in order.
+  [[nodiscard]] virtual std::vector<ReportLine> report(
+      const CliJob& job, const OpOutput& output, const std::vector<StageTime>& stages) const = 0;
+  /// The stages cli_main times: load, then `computed`'s build, upload, compute, download,
+  /// then save.
+  [[nodiscard]] virtual std::vector<StageTime> stage_times(double load_ms,
+                                                           const StageTimes& computed,
+                                                           double save_ms) const = 0;
+
+  /// "<program>: <message>" as one line on stderr.
+  virtual void error(const std::string& message) const = 0;
+  /// A plain line on stderr.
+  virtual void info(const std::string& line) const = 0;
+  virtual void print(const std::vector<ReportLine>& lines) const = 0;
+  /// "[i/n] <input>" in place, on a terminal and in a batch only.
+  virtual void progress(std::size_t done, std::size_t total,
+                        const std::filesystem::path& current) const = 0;
+  virtual void clear_progress() const = 0;
+
+  /// Runs every job in turn in this process and returns the exit code: what cli_main does
+  /// without a driver.
+  [[nodiscard]] virtual int run_in_turn() const = 0;
+};
+
+/// Runs the jobs and returns the exit code.
+using JobDriver = std::function<int(const JobRunner& runner)>;
+
+/// cli_main with the jobs run by `driver`. Everything before the jobs (parsing, --help,
+/// --list, the backend's creation and availability) is as for every executable.
+int cli_main(int argc, const char* const* argv, std::string_view backend_name,
+             BackendFactory factory, const JobDriver& driver);
+
+/// The exit code a failure stands for: kExitBadInput for UsageError and InputError,
+/// kExitRuntimeFailure for anything else.
+[[nodiscard]] int exit_code_for(const std::exception_ptr& failure);
+
+/// The exit code of several jobs: a runtime failure wins over bad input, which wins over
+/// success.
+[[nodiscard]] int worst_exit_code(int a, int b);
+
+}  // namespace parfilter
