@@ -1,0 +1,293 @@
+// parfilter-bench-cpu: every op on one large image, on the serial backend and on the pthread
+// and OpenMP backends at each thread count, next to OpenCV at the same thread count and a
+// memcpy of the same bytes. Prints a table and writes a CSV; it measures, it does not grade.
+#include <CLI/CLI.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_report.hpp"
+#include "opencv_ops.hpp"
+#include "parfilter/backend.hpp"
+#include "parfilter/cpu_backend.hpp"
+#include "parfilter/image_io.hpp"
+#include "timing.hpp"
+#ifdef PARFILTER_BENCH_HAVE_PTHREAD
+#include "parfilter/backends/pthread.hpp"
+#endif
+#ifdef PARFILTER_BENCH_HAVE_OPENMP
+#include "parfilter/backends/openmp.hpp"
+#endif
+
+namespace parfilter::bench {
+namespace {
+
+constexpr int kDefaultWidth = 3840;  // 4K UHD
+constexpr int kDefaultHeight = 2160;
+constexpr int kRgb = 3;
+constexpr std::string_view kMemcpy = "memcpy";
+
+struct Args {
+  int width = kDefaultWidth;
+  int height = kDefaultHeight;
+  std::string input;  ///< an image file instead of the generated one
+  std::vector<int> threads;
+  TimingPlan plan;
+  int settle_ms = 20;
+  std::string csv = "bench-cpu.csv";
+  std::vector<std::string> only;
+  bool all_variants = false;
+};
+
+/// One row group of the table: an op with its parameters (and a variant where it has several).
+struct BenchCase {
+  std::string label;
+  Op op = Op::gray;
+  OpParams params;
+};
+
+/// A deterministic RGB image with gradients, edges and noise, so that every op does its
+/// ordinary work (no flat image that a histogram or a threshold finishes early).
+Image generated_image(int width, int height) {
+  Image image(width, height, kRgb);
+  std::uint32_t state = 0x9e3779b9U;
+  constexpr int kTile = 64;
+  constexpr int kNoise = 32;
+  for (int y = 0; y < height; ++y) {
+    std::uint8_t* row = image.row(y);
+    for (int x = 0; x < width; ++x) {
+      state ^= state << 13U;  // xorshift32
+      state ^= state >> 17U;
+      state ^= state << 5U;
+      const int tile = ((x / kTile) + (y / kTile)) % 2 == 0 ? 0 : 96;
+      const int base[kRgb] = {x * 255 / width, y * 255 / height, (x + y) * 127 / (width + height)};
+      for (int c = 0; c < kRgb; ++c) {
+        const int noise = static_cast<int>(state >> (8U * static_cast<unsigned>(c))) % kNoise;
+        row[x * kRgb + c] = static_cast<std::uint8_t>((base[c] + tile + noise) % 256);
+      }
+    }
+  }
+  return image;
+}
+
+/// Each op with its default variant, or with every variant (labelled op:variant).
+std::vector<BenchCase> bench_cases(const Backend& serial, bool all_variants) {
+  std::vector<BenchCase> cases;
+  const auto add = [&](Op op, const std::string& label, OpParams params) {
+    const auto variants = serial.variants(op);
+    if (!all_variants || variants.size() == 1) {
+      cases.push_back({label, op, params});  // the default variant
+      return;
+    }
+    for (const std::string& variant : variants) {
+      params.variant = variant;
+      cases.push_back({label + ":" + variant, op, params});
+    }
+  };
+  constexpr int kSmallSe = 3;
+  constexpr int kLargeSe = 15;
+  for (const Op op : kAllOps) {
+    const std::string name(op_name(op));
+    OpParams params;
+    if (op == Op::erode || op == Op::dilate) {
+      for (const int size : {kSmallSe, kLargeSe}) {
+        params.se = {SeShape::rect, size, size};
+        add(op, name + " " + std::to_string(size) + "x" + std::to_string(size), params);
+      }
+    } else if (op == Op::segment) {
+      add(op, "segment global", params);
+      params.adaptive = true;
+      add(op, "segment adaptive", params);
+    } else {
+      add(op, name, params);
+    }
+  }
+  return cases;
+}
+
+bool selected(const Args& args, const std::string& label) {
+  if (args.only.empty()) return true;
+  for (const auto& part : args.only) {
+    if (label.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// A backend per thread count, created once: its worker pool starts before any timing.
+struct ThreadedBackends {
+  std::string name;
+  std::vector<std::unique_ptr<Backend>> by_threads;  // parallel to Args::threads
+};
+
+std::optional<ThreadedBackends> make_threaded(std::string_view name, const Args& args) {
+  const BackendInfo* info = find_backend(name);
+  if (info == nullptr) return std::nullopt;
+  ThreadedBackends result{std::string(name), {}};
+  for (const int t : args.threads) result.by_threads.push_back(info->create({t, "", ""}));
+  return result;
+}
+
+/// memcpy of the image's bytes split into row blocks by a scheduler (the bandwidth ceiling
+/// the ops live under at that thread count).
+std::function<void()> scheduled_copy(RowScheduler& scheduler, const Image& src, Image& dst) {
+  return [&scheduler, &src, &dst] {
+    scheduler.for_each_block(src.height(), [&](RowRange rows, int) {
+      std::memcpy(dst.row(rows.begin), src.row(rows.begin),
+                  static_cast<std::size_t>(rows.size()) * static_cast<std::size_t>(src.stride()));
+    });
+  };
+}
+
+std::unique_ptr<RowScheduler> make_scheduler(std::string_view name, int threads) {
+#ifdef PARFILTER_BENCH_HAVE_PTHREAD
+  if (name == "pthread") return make_pthread_scheduler(threads);
+#endif
+#ifdef PARFILTER_BENCH_HAVE_OPENMP
+  if (name == "openmp") return make_openmp_scheduler(threads);
+#endif
+  (void)name;
+  (void)threads;
+  return nullptr;
+}
+
+class Bench {
+ public:
+  Bench(Args args, Image input) : args_(std::move(args)), input_(std::move(input)) {}
+
+  void run(Report& report) {
+    const BackendInfo* serial_info = find_backend("serial");
+    if (serial_info == nullptr) throw std::runtime_error("the serial backend is not built");
+    const auto serial = serial_info->create({});
+    std::vector<ThreadedBackends> threaded;
+    for (const auto* name : {"pthread", "openmp"}) {
+      if (auto backends = make_threaded(name, args_)) threaded.push_back(std::move(*backends));
+    }
+    bench_memcpy(report, threaded);
+    for (const BenchCase& bench_case : bench_cases(*serial, args_.all_variants)) {
+      if (!selected(args_, bench_case.label)) continue;
+      const auto run_on = [&](Backend& backend) {
+        return [&] { (void)backend.run(bench_case.op, input_.view(), bench_case.params); };
+      };
+      report.add(bench_case.label, "serial", 1, measure(run_on(*serial)));
+      const OpenCvCounterpart opencv = opencv_counterpart(bench_case.op, bench_case.params, input_);
+      report.note_opencv(bench_case.label, opencv.calls);
+      for (std::size_t i = 0; i < args_.threads.size(); ++i) {
+        const int t = args_.threads[i];
+        for (auto& backends : threaded) {
+          report.add(bench_case.label, backends.name, t, measure(run_on(*backends.by_threads[i])));
+        }
+        if (opencv.run) {
+          opencv_set_threads(t);
+          report.add(bench_case.label, "opencv", t, measure(opencv.run));
+        }
+      }
+    }
+  }
+
+ private:
+  /// Times `work`, then idles briefly so that a framework's spinning workers (OpenMP's and
+  /// OpenCV's pools spin a while before sleeping) do not steal cores from the next one.
+  TimingStats measure(const std::function<void()>& work) {
+    const TimingStats stats = time_ms(work, args_.plan);
+    std::this_thread::sleep_for(std::chrono::milliseconds(args_.settle_ms));
+    return stats;
+  }
+
+  void bench_memcpy(Report& report, const std::vector<ThreadedBackends>& threaded) {
+    if (!selected(args_, std::string(kMemcpy))) return;
+    Image copy(input_.width(), input_.height(), input_.channels());
+    report.add(std::string(kMemcpy), "serial", 1,
+               measure([&] { std::memcpy(copy.data(), input_.data(), input_.size_bytes()); }));
+    for (const int t : args_.threads) {
+      for (const auto& backends : threaded) {
+        const auto scheduler = make_scheduler(backends.name, t);
+        if (scheduler) {
+          report.add(std::string(kMemcpy), backends.name, t,
+                     measure(scheduled_copy(*scheduler, input_, copy)));
+        }
+      }
+    }
+  }
+
+  Args args_;
+  Image input_;
+};
+
+std::string read_first_line_with(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key, 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
+int run_bench(int argc, char** argv) {
+  Args args;
+  CLI::App app{"parfilter-bench-cpu: every op on the CPU backends and OpenCV, per thread count"};
+  app.add_option("--width", args.width, "generated image width")->capture_default_str();
+  app.add_option("--height", args.height, "generated image height")->capture_default_str();
+  app.add_option("--input", args.input, "an image file instead of the generated RGB image");
+  app.add_option("--threads", args.threads, "thread counts (default 1..hardware threads)")
+      ->delimiter(',');
+  app.add_option("--warmup", args.plan.warmup, "untimed runs first")->capture_default_str();
+  app.add_option("--repeats", args.plan.repeats, "timed runs (median reported)")
+      ->capture_default_str();
+  app.add_option("--settle-ms", args.settle_ms, "idle time after each measurement")
+      ->capture_default_str();
+  app.add_option("--csv", args.csv, "CSV output file")->capture_default_str();
+  app.add_option("--only", args.only, "only ops whose label contains one of these")->delimiter(',');
+  app.add_flag("--all-variants", args.all_variants, "every variant of each op, not the default");
+  CLI11_PARSE(app, argc, argv);
+  if (args.threads.empty()) {
+    const int hardware = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    for (int t = 1; t <= hardware; ++t) args.threads.push_back(t);
+  }
+
+  Image input =
+      args.input.empty() ? generated_image(args.width, args.height) : load_image(args.input);
+  std::cout << "parfilter-bench-cpu: " << input.width() << "x" << input.height() << "x"
+            << input.channels() << " (" << input.size_bytes() << " bytes), median of "
+            << args.plan.repeats << " after " << args.plan.warmup << " warm-up run(s)\n"
+            << "  cpu: " << read_first_line_with("/proc/cpuinfo", "model name") << ", "
+            << std::thread::hardware_concurrency() << " hardware threads\n"
+            << "  compiler: " << __VERSION__ << "\n"
+            << "  " << opencv_description().value_or("OpenCV: not found") << "\n"
+            << "  load average at start: " << load_average() << "\n";
+  Report report;
+  Bench bench(args, std::move(input));
+  bench.run(report);
+  std::cout << "  load average at end: " << load_average() << "\n\n";
+  report.print_table(std::cout);
+  std::ofstream csv(args.csv);
+  report.write_csv(csv);
+  if (!csv) throw std::runtime_error("cannot write " + args.csv);
+  std::cout << "\nCSV: " << args.csv << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace parfilter::bench
+
+int main(int argc, char** argv) {
+  try {
+    return parfilter::bench::run_bench(argc, argv);
+  } catch (const std::exception& error) {
+    std::cerr << "parfilter-bench-cpu: " << error.what() << "\n";
+    return 1;
+  }
+}
