@@ -1,0 +1,159 @@
+// The MPI backend object: options, availability, and the rank-local scheduler each run uses.
+#include <mpi.h>
+
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "mpi_ops.hpp"
+#include "mpi_rank.hpp"
+#include "parfilter/backends/mpi.hpp"
+#include "parfilter/error.hpp"
+#ifdef PARFILTER_MPI_WITH_OPENMP
+#include "parfilter/backends/openmp.hpp"
+#endif
+
+namespace parfilter {
+namespace {
+
+/// A rank's rows as one block on the calling thread (--threads 1, or no OpenMP).
+class OneBlockScheduler final : public RowScheduler {
+ public:
+  [[nodiscard]] int max_blocks() const override { return 1; }
+  void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
+    if (rows > 0) fn(RowRange{0, rows}, 0);
+  }
+};
+
+bool mpi_running() {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized != 0 && finalized == 0;
+}
+
+std::mutex default_options_mutex;
+MpiOptions default_options;
+
+class MpiBackend final : public Backend {
+ public:
+  MpiBackend(const BackendOptions& options, const MpiOptions& mpi)
+      : mpi_(mpi),
+        threads_(mpi_detail::threads_per_rank(options)),
+        scheduler_(mpi_detail::make_rank_scheduler(threads_)) {}
+  MpiBackend(const MpiBackend&) = delete;
+  MpiBackend& operator=(const MpiBackend&) = delete;
+  ~MpiBackend() override {
+    if (comm_.comm != MPI_COMM_NULL && mpi_running()) MPI_Comm_free(&comm_.comm);
+  }
+
+  [[nodiscard]] std::string_view name() const override { return "mpi"; }
+  [[nodiscard]] std::vector<std::string> variants(Op op) const override { return cpu_variants(op); }
+  [[nodiscard]] Availability availability() const override {
+    if (mpi_running()) return {};
+    return {false,
+            "MPI is not initialized (run parfilter-mpi under mpirun; ctest runs this "
+            "backend's suite as test_cross_backend_mpi)"};
+  }
+  [[nodiscard]] int threads() const override { return threads_; }
+
+  [[nodiscard]] std::string describe_devices() const override {
+    if (!mpi_running()) return "  mpi: " + availability().reason + "\n";
+    int rank = 0;
+    int size = 0;
+    MPI_Comm_rank(mpi_.comm, &rank);
+    MPI_Comm_size(mpi_.comm, &size);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    std::string library(version, static_cast<std::size_t>(length));
+    library = library.substr(0, library.find_first_of(",\n"));
+    return "* mpi: " + std::to_string(size) + " rank(s), root " + std::to_string(mpi_.root) + ", " +
+           std::to_string(threads_) + " thread(s) per rank (" + library + ")\n";
+  }
+
+  OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
+               StageTimes* times) override {
+    validate_params(op, params);
+    OpParams resolved = params;
+    resolved.variant = resolve_variant(*this, op, params.variant);
+    return mpi_detail::run_distributed(communicator(), *scheduler_, op, input, resolved,
+                                       mpi_.result_on_every_rank, times);
+  }
+
+ private:
+  /// The backend's own duplicate of the communicator, made on the first (collective) run.
+  const mpi_detail::Comm& communicator() {
+    if (!mpi_running()) throw RuntimeError(availability().reason);
+    if (comm_.comm == MPI_COMM_NULL) {
+      MPI_Comm_dup(mpi_.comm, &comm_.comm);
+      MPI_Comm_rank(comm_.comm, &comm_.rank);
+      MPI_Comm_size(comm_.comm, &comm_.size);
+      if (mpi_.root < 0 || mpi_.root >= comm_.size) {
+        throw UsageError("MPI root " + std::to_string(mpi_.root) + " is not a rank of the " +
+                         std::to_string(comm_.size) + "-rank communicator");
+      }
+      comm_.root = mpi_.root;
+    }
+    return comm_;
+  }
+
+  MpiOptions mpi_;
+  int threads_;
+  std::unique_ptr<RowScheduler> scheduler_;
+  mpi_detail::Comm comm_;
+};
+
+}  // namespace
+
+namespace mpi_detail {
+
+int threads_per_rank(const BackendOptions& options) {
+  if (options.threads < 0) {
+    throw UsageError("threads must be 0 (one per rank) or more, got " +
+                     std::to_string(options.threads));
+  }
+#ifndef PARFILTER_MPI_WITH_OPENMP
+  if (options.threads > 1) {
+    throw UsageError("--threads " + std::to_string(options.threads) +
+                     ": this build has no OpenMP for threads inside MPI ranks");
+  }
+#endif
+  return options.threads == 0 ? 1 : options.threads;
+}
+
+std::unique_ptr<RowScheduler> make_rank_scheduler(int threads) {
+#ifdef PARFILTER_MPI_WITH_OPENMP
+  if (threads > 1) return make_openmp_scheduler(threads);
+#endif
+  (void)threads;
+  return std::make_unique<OneBlockScheduler>();
+}
+
+std::unique_ptr<Backend> make_rank_local_backend(const BackendOptions& options) {
+  const int threads = threads_per_rank(options);
+  return make_cpu_backend("mpi", make_rank_scheduler(threads), threads);
+}
+
+}  // namespace mpi_detail
+
+MpiOptions default_mpi_options() {
+  const std::scoped_lock lock(default_options_mutex);
+  return default_options;
+}
+
+void set_default_mpi_options(const MpiOptions& mpi) {
+  const std::scoped_lock lock(default_options_mutex);
+  default_options = mpi;
+}
+
+std::unique_ptr<Backend> make_mpi_backend(const BackendOptions& options) {
+  return make_mpi_backend(options, default_mpi_options());
+}
+
+std::unique_ptr<Backend> make_mpi_backend(const BackendOptions& options, const MpiOptions& mpi) {
+  return std::make_unique<MpiBackend>(options, mpi);
+}
+
+}  // namespace parfilter

@@ -1,0 +1,237 @@
+// The MPI plumbing: row datatype, agreement on failure, scatter, gather and halo exchange.
+#include "mpi_comm.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <new>
+#include <string>
+
+#include "parfilter/cpu_backend.hpp"
+#include "parfilter/error.hpp"
+
+namespace parfilter::mpi_detail {
+namespace {
+
+constexpr int kHaloDownTag = 101;  ///< rows moving to higher ranks (their halo above)
+constexpr int kHaloUpTag = 102;    ///< rows moving to lower ranks (their halo below)
+
+/// The kinds of failure agree_on_failure carries between ranks.
+enum class FailureKind : int { usage, input, runtime, out_of_memory };
+
+struct Failure {
+  FailureKind kind = FailureKind::runtime;
+  std::string message;
+};
+
+Failure describe(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const UsageError& e) {
+    return {FailureKind::usage, e.what()};
+  } catch (const InputError& e) {
+    return {FailureKind::input, e.what()};
+  } catch (const std::bad_alloc&) {
+    return {FailureKind::out_of_memory, "out of memory"};
+  } catch (const std::exception& e) {
+    return {FailureKind::runtime, e.what()};
+  } catch (...) {
+    return {FailureKind::runtime, "unknown failure"};
+  }
+}
+
+[[noreturn]] void throw_failure(const Failure& failure, int from_rank) {
+  const std::string message = "rank " + std::to_string(from_rank) + ": " + failure.message;
+  switch (failure.kind) {
+    case FailureKind::usage:
+      throw UsageError(message);
+    case FailureKind::input:
+      throw InputError(message);
+    case FailureKind::runtime:
+    case FailureKind::out_of_memory:
+      break;
+  }
+  throw RuntimeError(message);
+}
+
+RowRange intersect(RowRange a, RowRange b) {
+  const int begin = std::max(a.begin, b.begin);
+  return {begin, std::max(begin, std::min(a.end, b.end))};
+}
+
+/// Address of row `y` in `local`, or its start when the range is empty (count 0).
+std::uint8_t* row_or_start(const ImageView& local, RowRange range) {
+  if (range.empty() || local.rows().empty()) return local.first_row();
+  return local.row(range.begin);
+}
+
+/// The halo above (rows needed before the block) and below (after it) of one rank.
+RowRange halo_above(RowRange block, RowRange need) {
+  return need.empty() ? RowRange{} : RowRange{need.begin, block.begin};
+}
+RowRange halo_below(RowRange block, RowRange need) {
+  return need.empty() ? RowRange{} : RowRange{block.end, need.end};
+}
+
+/// The rank whose block holds row y (blocks are contiguous, in rank order, empty ones last).
+int owner_of(int y, const std::vector<RowRange>& blocks) {
+  const auto it = std::partition_point(blocks.begin(), blocks.end(),
+                                       [y](RowRange block) { return block.end <= y; });
+  return static_cast<int>(it - blocks.begin());
+}
+
+/// How many ranks away the farthest halo row any rank needs lies.
+int farthest_halo_distance(const std::vector<RowRange>& blocks,
+                           const std::vector<RowRange>& needs) {
+  int farthest = 0;
+  for (int r = 0; r < static_cast<int>(blocks.size()); ++r) {
+    const RowRange need = needs[static_cast<std::size_t>(r)];
+    if (need.empty()) continue;
+    farthest =
+        std::max({farthest, r - owner_of(need.begin, blocks), owner_of(need.end - 1, blocks) - r});
+  }
+  return farthest;
+}
+
+int rank_or_null(int rank, int size) { return rank >= 0 && rank < size ? rank : MPI_PROC_NULL; }
+
+RowRange at(const std::vector<RowRange>& ranges, int rank) {
+  return rank >= 0 && rank < static_cast<int>(ranges.size())
+             ? ranges[static_cast<std::size_t>(rank)]
+             : RowRange{};
+}
+
+}  // namespace
+
+RowType::RowType(const Geometry& geometry) {
+  if (geometry.row_bytes() > INT_MAX) {
+    throw RuntimeError("an image row of " + std::to_string(geometry.row_bytes()) +
+                       " bytes is too wide for MPI counts");
+  }
+  MPI_Type_contiguous(static_cast<int>(geometry.row_bytes()), MPI_BYTE, &type_);
+  MPI_Type_commit(&type_);
+}
+
+RowType::~RowType() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Type_free(&type_);
+}
+
+void agree_on_failure(const Comm& comm, const std::exception_ptr& failure) {
+  const int mine = failure ? comm.rank : comm.size;
+  int first = comm.size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm.comm);
+  if (first == comm.size) return;
+  Failure described;
+  if (comm.rank == first) described = describe(failure);
+  int header[2] = {static_cast<int>(described.kind), static_cast<int>(described.message.size())};
+  MPI_Bcast(header, 2, MPI_INT, first, comm.comm);
+  described.kind = static_cast<FailureKind>(header[0]);
+  described.message.resize(static_cast<std::size_t>(header[1]));
+  MPI_Bcast(described.message.data(), header[1], MPI_CHAR, first, comm.comm);
+  if (comm.rank == first) std::rethrow_exception(failure);
+  throw_failure(described, first);
+}
+
+LocalRows::LocalRows(const Geometry& geometry, RowRange rows) {
+  if (!rows.empty()) {
+    storage_ = std::make_unique_for_overwrite<std::uint8_t[]>(
+        static_cast<std::size_t>(rows.size() * geometry.row_bytes()));
+  }
+  view_ = ImageView(storage_.get(), geometry.width, geometry.height, geometry.channels,
+                    geometry.row_bytes(), rows);
+}
+
+LocalRows LocalRows::borrowing(const ImageView& full, RowRange rows) {
+  LocalRows local;
+  local.view_ = full.slice(rows);
+  return local;
+}
+
+std::vector<RowRange> blocks_of(int rows, int ranks) {
+  std::vector<RowRange> blocks;
+  for (int r = 0; r < ranks; ++r) blocks.push_back(block_range(rows, ranks, r));
+  return blocks;
+}
+
+std::vector<RowRange> halo_rows(const std::vector<RowRange>& blocks, int above, int below,
+                                int height) {
+  std::vector<RowRange> needs;
+  for (const RowRange block : blocks) {
+    needs.push_back(block.empty() ? RowRange{block.begin, block.begin}
+                                  : RowRange{std::max(0, block.begin - above),
+                                             std::min(height, block.end + below)});
+  }
+  return needs;
+}
+
+ConstImageView scatter_rows(const Comm& comm, const Geometry& geometry, const ConstImageView& input,
+                            const std::vector<RowRange>& needs, LocalRows& storage) {
+  const RowType row(geometry);
+  if (comm.is_root()) {
+    std::vector<int> counts;
+    std::vector<int> displacements;
+    for (const RowRange need : needs) {
+      counts.push_back(need.size());
+      displacements.push_back(need.begin);
+    }
+    // MPI_IN_PLACE: the root reads its rows straight from the input.
+    MPI_Scatterv(input.first_row(), counts.data(), displacements.data(), row.get(), MPI_IN_PLACE, 0,
+                 row.get(), comm.root, comm.comm);
+    return input.slice(needs[static_cast<std::size_t>(comm.rank)]);
+  }
+  const ImageView local = storage.view();
+  MPI_Scatterv(nullptr, nullptr, nullptr, row.get(), local.first_row(), local.rows().size(),
+               row.get(), comm.root, comm.comm);
+  return local;
+}
+
+void gather_rows(const Comm& comm, const Geometry& geometry, const ImageView& local,
+                 const std::vector<RowRange>& blocks, Image& out) {
+  const RowType row(geometry);
+  if (comm.is_root()) {
+    std::vector<int> counts;
+    std::vector<int> displacements;
+    for (const RowRange block : blocks) {
+      counts.push_back(block.size());
+      displacements.push_back(block.begin);
+    }
+    MPI_Gatherv(MPI_IN_PLACE, 0, row.get(), out.data(), counts.data(), displacements.data(),
+                row.get(), comm.root, comm.comm);
+    return;
+  }
+  const RowRange block = blocks[static_cast<std::size_t>(comm.rank)];
+  MPI_Gatherv(row_or_start(local, block), block.size(), row.get(), nullptr, nullptr, nullptr,
+              row.get(), comm.root, comm.comm);
+}
+
+void exchange_halos(const Comm& comm, const Geometry& geometry, const ImageView& local,
+                    const std::vector<RowRange>& blocks, const std::vector<RowRange>& needs) {
+  const RowType row(geometry);
+  const int r = comm.rank;
+  const RowRange block = at(blocks, r);
+  const auto above = [&](int rank) { return halo_above(at(blocks, rank), at(needs, rank)); };
+  const auto below = [&](int rank) { return halo_below(at(blocks, rank), at(needs, rank)); };
+  const auto shift = [&](int to, int from, RowRange send, RowRange receive, int tag) {
+    MPI_Sendrecv(row_or_start(local, send), send.size(), row.get(), rank_or_null(to, comm.size),
+                 tag, row_or_start(local, receive), receive.size(), row.get(),
+                 rank_or_null(from, comm.size), tag, comm.comm, MPI_STATUS_IGNORE);
+  };
+  const int farthest = farthest_halo_distance(blocks, needs);
+  for (int d = 1; d <= farthest; ++d) {
+    // Down: rank r + d's halo above from my block; mine from rank r - d's block.
+    shift(r + d, r - d, intersect(above(r + d), block), intersect(above(r), at(blocks, r - d)),
+          kHaloDownTag);
+    // Up: rank r - d's halo below from my block; mine from rank r + d's block.
+    shift(r - d, r + d, intersect(below(r - d), block), intersect(below(r), at(blocks, r + d)),
+          kHaloUpTag);
+  }
+}
+
+void allreduce_histograms(const Comm& comm, std::vector<HistogramBins>& hists) {
+  static_assert(sizeof(HistogramBins) == kHistogramBins * sizeof(std::uint64_t));
+  MPI_Allreduce(MPI_IN_PLACE, hists.data()->data(), static_cast<int>(hists.size()) * kHistogramBins,
+                MPI_UINT64_T, MPI_SUM, comm.comm);
+}
+
+}  // namespace parfilter::mpi_detail

@@ -1,0 +1,104 @@
+// One image over every rank: the root alone reads and writes, and each step that can fail on
+// the root alone ends with the root broadcasting the exit code, so that no rank waits for a
+// transfer that will not come. Failures inside the op are agreed by the backend itself.
+#include "mpi_driver.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "parfilter/error.hpp"
+
+namespace parfilter::mpi_detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double elapsed_ms(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+/// The message of a failure, printed by the root.
+std::string message_of(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown failure";
+  }
+}
+
+struct World {
+  int rank = 0;
+  bool is_root() const { return rank == 0; }
+};
+
+/// Runs `step` on the root; returns the exit code of its failure (0 if none) on every rank,
+/// the root having printed the failure.
+template <typename Step>
+int on_root(const World& world, const JobRunner& runner, Step&& step) {
+  int code = kExitSuccess;
+  if (world.is_root()) {
+    try {
+      step();
+    } catch (...) {
+      const std::exception_ptr failure = std::current_exception();
+      runner.error(message_of(failure));
+      code = exit_code_for(failure);
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return code;
+}
+
+int run_single(const JobRunner& runner, const World& world) {
+  const CliJob& job = runner.jobs().front();
+  Image image;
+  double read_ms = 0.0;
+  if (const int code = on_root(world, runner, [&] {
+        const auto start = Clock::now();
+        image = runner.load(job);
+        read_ms = elapsed_ms(start);
+      })) {
+    return code;
+  }
+
+  // Collective: the backend throws the same failure on every rank, so every rank returns the
+  // same code here without further messages.
+  ComputedJob computed;
+  try {
+    computed = runner.compute(runner.backend(), job,
+                              world.is_root() ? std::as_const(image).view() : ConstImageView{});
+  } catch (...) {
+    const std::exception_ptr failure = std::current_exception();
+    if (world.is_root()) runner.error(message_of(failure));
+    return exit_code_for(failure);
+  }
+
+  return on_root(world, runner, [&] {
+    const auto start = Clock::now();
+    runner.save(job, computed.output);
+    const double write_ms = elapsed_ms(start);
+    const StageTimes& t = computed.times;
+    runner.print(runner.report(job, computed.output,
+                               {{"read", read_ms},
+                                {"scatter", t.upload_ms.value_or(0.0), true},
+                                {"compute (slowest rank)", t.compute_ms, true},
+                                {"gather", t.download_ms.value_or(0.0), true},
+                                {"write", write_ms}}));
+  });
+}
+
+}  // namespace
+
+int run_mpi_jobs(const JobRunner& runner) {
+  World world;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
+  return runner.batch() ? run_batch(runner) : run_single(runner, world);
+}
+
+}  // namespace parfilter::mpi_detail

@@ -1,0 +1,319 @@
+// Each op as the ranks run it: which input rows every rank needs (its block of output rows
+// widened by the op's halo), the shared passes on the block, and the collectives between
+// them. Every local step runs inside on_every_rank, so that a failure on one rank reaches
+// every rank before the next communication instead of leaving them waiting in it.
+#include "mpi_ops.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "parfilter/filter_math.hpp"
+#include "parfilter/op_kernels.hpp"
+
+namespace parfilter::mpi_detail {
+namespace {
+
+using kernels::MorphOp;
+
+constexpr int kRgbaChannels = 4;
+
+/// How an op splits over the ranks: rank r computes output rows blocks[r] from input rows
+/// needs[r]. `out` is absent for histogram, which produces no image.
+struct Plan {
+  std::optional<Geometry> out;
+  std::vector<RowRange> blocks;
+  std::vector<RowRange> needs;
+};
+
+/// What one rank computes with: its input rows, the output rows it fills, and its block.
+struct Local {
+  const Comm& comm;
+  RowScheduler& scheduler;
+  Geometry in_geometry;
+  ConstImageView in;  ///< rows needs[rank] of the input
+  ImageView out;      ///< rows blocks[rank] of the output
+  RowRange block;
+};
+
+/// The per-op work of one rank; it returns what the output carries besides the image.
+using Compute = std::function<OpOutput(const Local&)>;
+
+/// The plan of an op whose output rows are its input rows, read with a halo.
+Plan halo_plan(const Geometry& in, int out_channels, RowHalo halo, int ranks) {
+  Plan plan;
+  plan.out = Geometry{in.width, in.height, out_channels};
+  plan.blocks = blocks_of(in.height, ranks);
+  plan.needs = halo_rows(plan.blocks, halo.above, halo.below, in.height);
+  return plan;
+}
+
+/// The gray plane of a rank's input rows: the rows themselves when gray, else converted.
+struct LocalGray {
+  LocalRows storage;
+  ConstImageView view;
+};
+
+LocalGray local_gray(const Local& local) {
+  if (local.in_geometry.channels == 1) return {{}, local.in};
+  LocalGray gray{LocalRows({local.in_geometry.width, local.in_geometry.height, 1}, local.in.rows()),
+                 {}};
+  gray.view = gray.storage.view();
+  gray_pass().run(local.scheduler, local.in, gray.storage.view(), local.in.rows());
+  return gray;
+}
+
+HistogramBins gray_counts(const Local& local, const ConstImageView& gray) {
+  return count_rows(local.scheduler, local.block, [&](RowRange rows, HistogramBins& hist) {
+    kernels::histogram_rows(gray.slice(rows), rows, 0, hist);
+  });
+}
+
+/// A one-pass op: its pass over the block.
+Compute single_pass(RowPass pass) {
+  return [pass = std::move(pass)](const Local& local) {
+    on_every_rank(local.comm, [&] { pass.run(local.scheduler, local.in, local.out, local.block); });
+    return OpOutput{};
+  };
+}
+
+OpOutput run_sobel(const Local& local, const OpParams& params) {
+  on_every_rank(local.comm, [&] {
+    const LocalGray gray = local_gray(local);
+    sobel_pass(params).run(local.scheduler, gray.view, local.out, local.block);
+  });
+  return {};
+}
+
+OpOutput run_histogram(const Local& local, const OpParams& params) {
+  OpOutput output;
+  on_every_rank(local.comm, [&] {
+    if (!params.per_channel || local.in_geometry.channels == 1) {
+      output.histogram = {gray_counts(local, local_gray(local).view)};
+      return;
+    }
+    for (int c = 0; c < local.in_geometry.channels; ++c) {
+      output.histogram.push_back(
+          count_rows(local.scheduler, local.block, [&](RowRange rows, HistogramBins& hist) {
+            kernels::histogram_rows(local.in.slice(rows), rows, c, hist);
+          }));
+    }
+  });
+  allreduce_histograms(local.comm, output.histogram);
+  return output;
+}
+
+OpOutput run_equalize(const Local& local) {
+  std::vector<HistogramBins> hist(1);
+  on_every_rank(local.comm, [&] {
+    hist[0] = count_rows(local.scheduler, local.block, equalize_count(local.in));
+  });
+  allreduce_histograms(local.comm, hist);
+  on_every_rank(local.comm, [&] {
+    equalize_pass(local.in_geometry.channels, equalize_lut(hist[0]))
+        .run(local.scheduler, local.in, local.out, local.block);
+  });
+  return {};
+}
+
+/// otsu and segment: the gray histogram over every rank, the global threshold (the same
+/// shared function on every rank), then the threshold or adaptive pass on each block.
+OpOutput run_thresholding(const Local& local, Op op, const OpParams& params) {
+  std::vector<HistogramBins> hist(1);
+  LocalGray gray;
+  on_every_rank(local.comm, [&] {
+    gray = local_gray(local);
+    hist[0] = gray_counts(local, gray.view);
+  });
+  allreduce_histograms(local.comm, hist);
+  OpOutput output;
+  output.threshold = op == Op::otsu ? otsu_threshold(hist[0]) : isodata_threshold(hist[0]);
+  const bool adaptive = op == Op::segment && params.adaptive;
+  on_every_rank(local.comm, [&] {
+    const RowPass pass = adaptive ? adaptive_segment_pass(params, *output.threshold)
+                                  : threshold_pass(*output.threshold);
+    pass.run(local.scheduler, gray.view, local.out, local.block);
+  });
+  return output;
+}
+
+/// Each step reads the previous one's rows plus a halo; between steps the ranks exchange
+/// the halo rows (exchange_halos). The last step writes the output rows directly.
+OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpParams& params) {
+  const StructuringElement se = make_structuring_element(params.se);
+  const RowPass erode = morphology_pass(se, MorphOp::erode, params.variant);
+  const RowPass dilate = morphology_pass(se, MorphOp::dilate, params.variant);
+  const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
+  const RowRange need = local.in.rows();
+  LocalRows buffers[2];
+  on_every_rank(local.comm, [&] {
+    if (steps.size() > 1) buffers[0] = LocalRows(local.in_geometry, need);
+    if (steps.size() > 2) buffers[1] = LocalRows(local.in_geometry, need);
+  });
+  ConstImageView src = local.in;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const bool last = i + 1 == steps.size();
+    const ImageView dst = last ? local.out : buffers[i % 2].view();
+    on_every_rank(local.comm, [&] {
+      (steps[i] == MorphOp::erode ? erode : dilate).run(local.scheduler, src, dst, local.block);
+    });
+    if (!last) exchange_halos(local.comm, local.in_geometry, dst, plan.blocks, plan.needs);
+    src = dst;
+  }
+  return {};
+}
+
+OpOutput run_pool(const Local& local) {
+  on_every_rank(local.comm, [&] {
+    local.scheduler.for_each_block(local.block.size(), [&](RowRange block, int) {
+      const RowRange rows{local.block.begin + block.begin, local.block.begin + block.end};
+      kernels::pool2x2_rows(local.in.slice(pool_input_rows(rows, local.in_geometry.height)),
+                            local.out.slice(rows), rows);
+    });
+  });
+  return {};
+}
+
+/// The plan and the per-rank work of `op`.
+std::pair<Plan, Compute> plan_op(Op op, const OpParams& params, const Geometry& in, int ranks) {
+  const int channels = in.channels;
+  switch (op) {
+    case Op::gray:
+      return {halo_plan(in, 1, {}, ranks), single_pass(gray_pass())};
+    case Op::gaussian: {
+      RowPass pass = gaussian_pass(params);
+      const RowHalo halo = pass.halo;
+      return {halo_plan(in, channels, halo, ranks), single_pass(std::move(pass))};
+    }
+    case Op::sharpen: {
+      RowPass pass = sharpen_pass(params);
+      const RowHalo halo = pass.halo;
+      return {halo_plan(in, channels, halo, ranks), single_pass(std::move(pass))};
+    }
+    case Op::sobel:
+      return {halo_plan(in, 1, sobel_pass(params).halo, ranks),
+              [params](const Local& local) { return run_sobel(local, params); }};
+    case Op::histogram: {
+      Plan plan = halo_plan(in, 1, {}, ranks);
+      plan.out.reset();
+      return {std::move(plan),
+              [params](const Local& local) { return run_histogram(local, params); }};
+    }
+    case Op::equalize:
+      return {halo_plan(in, channels, {}, ranks), run_equalize};
+    case Op::otsu:
+    case Op::segment: {
+      const bool adaptive = op == Op::segment && params.adaptive;
+      const RowHalo halo = adaptive ? adaptive_segment_pass(params, 0).halo : RowHalo{};
+      return {halo_plan(in, 1, halo, ranks),
+              [op, params](const Local& local) { return run_thresholding(local, op, params); }};
+    }
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close: {
+      const StructuringElement se = make_structuring_element(params.se);
+      const RowHalo halo{kernels::morphology_halo_above(se), kernels::morphology_halo_below(se)};
+      auto plan = std::make_shared<const Plan>(halo_plan(in, channels, halo, ranks));
+      return {*plan, [plan, op, params](const Local& local) {
+                return run_morphology(local, *plan, op, params);
+              }};
+    }
+    case Op::pool: {
+      Plan plan;
+      plan.out = Geometry{pool_extent(in.width), pool_extent(in.height), channels};
+      plan.blocks = blocks_of(plan.out->height, ranks);
+      for (const RowRange block : plan.blocks) {
+        plan.needs.push_back(block.empty() ? RowRange{} : pool_input_rows(block, in.height));
+      }
+      return {std::move(plan), run_pool};
+    }
+  }
+  throw std::logic_error("plan_op: unknown op");
+}
+
+/// The root's input geometry, checked on the root and broadcast.
+Geometry broadcast_geometry(const Comm& comm, const ConstImageView& input) {
+  int dims[3] = {0, 0, 0};
+  on_every_rank(comm, [&] {
+    if (!comm.is_root()) return;
+    const int c = input.channels();
+    if (input.width() < 1 || input.height() < 1 || (c != 1 && c != 3 && c != kRgbaChannels)) {
+      throw std::invalid_argument("run: the root's input is not an image");
+    }
+    if (input.rows() != RowRange{0, input.height()}) {
+      throw std::invalid_argument("run: the input view must address every row");
+    }
+    dims[0] = input.width();
+    dims[1] = input.height();
+    dims[2] = c;
+  });
+  MPI_Bcast(dims, 3, MPI_INT, comm.root, comm.comm);
+  return {dims[0], dims[1], dims[2]};
+}
+
+double since_ms(double start) { return (MPI_Wtime() - start) * 1000.0; }
+
+}  // namespace
+
+OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
+                         const ConstImageView& input, const OpParams& params,
+                         bool result_on_every_rank, StageTimes* times) {
+  const Geometry in = broadcast_geometry(comm, input);
+  const auto [plan, compute] = plan_op(op, params, in, comm.size);
+  const auto rank = static_cast<std::size_t>(comm.rank);
+  const RowRange block = plan.blocks[rank];
+
+  // Every buffer is allocated before the first transfer: the root's output image (its own
+  // block is computed in place there), the others' input and output rows.
+  Image image;
+  LocalRows in_rows;
+  LocalRows out_rows;
+  on_every_rank(comm, [&] {
+    if (plan.out && comm.is_root()) {
+      image = Image(plan.out->width, plan.out->height, plan.out->channels);
+      out_rows = LocalRows::borrowing(image.view(), block);
+    } else if (plan.out) {
+      out_rows = LocalRows(*plan.out, block);
+    }
+    if (!comm.is_root()) in_rows = LocalRows(in, plan.needs[rank]);
+  });
+
+  const double scatter_start = MPI_Wtime();
+  const ConstImageView local_in = scatter_rows(comm, in, input, plan.needs, in_rows);
+  const double scatter_ms = since_ms(scatter_start);
+
+  const double compute_start = MPI_Wtime();
+  OpOutput output = compute(Local{comm, scheduler, in, local_in, out_rows.view(), block});
+  const double compute_ms = since_ms(compute_start);
+
+  const double gather_start = MPI_Wtime();
+  if (plan.out) {
+    gather_rows(comm, *plan.out, out_rows.view(), plan.blocks, image);
+    if (result_on_every_rank) {
+      on_every_rank(comm, [&] {
+        if (!comm.is_root()) image = Image(plan.out->width, plan.out->height, plan.out->channels);
+      });
+      const RowType row(*plan.out);
+      MPI_Bcast(image.data(), plan.out->height, row.get(), comm.root, comm.comm);
+    }
+    if (comm.is_root() || result_on_every_rank) output.image = std::move(image);
+  }
+  const double gather_ms = since_ms(gather_start);
+
+  // The root's scatter and gather times, and the slowest rank's compute, on every rank.
+  double stage_ms[3] = {comm.is_root() ? scatter_ms : 0.0, comm.is_root() ? gather_ms : 0.0,
+                        compute_ms};
+  MPI_Allreduce(MPI_IN_PLACE, stage_ms, 3, MPI_DOUBLE, MPI_MAX, comm.comm);
+  if (times != nullptr) {
+    times->upload_ms = stage_ms[0];
+    times->download_ms = stage_ms[1];
+    times->compute_ms = stage_ms[2];
+  }
+  return output;
+}
+
+}  // namespace parfilter::mpi_detail

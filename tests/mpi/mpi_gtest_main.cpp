@@ -1,0 +1,55 @@
+// main() for the MPI test executables: every rank runs the same tests in the same order (the
+// MPI backend's run is collective), with the MPI backend's output image on every rank, so that
+// every rank checks it against the reference. Rank 0 prints the usual report; the other ranks
+// print only their failures. Every rank exits with the worst rank's result.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "parfilter/backends/mpi.hpp"
+
+namespace {
+
+/// The failures of a rank other than 0, each line prefixed with the rank.
+class FailurePrinter final : public ::testing::EmptyTestEventListener {
+ public:
+  explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::fprintf(stderr, "[rank %d] %s.%s: %s:%d: %s\n", rank_,
+                 test != nullptr ? test->test_suite_name() : "?",
+                 test != nullptr ? test->name() : "?",
+                 result.file_name() != nullptr ? result.file_name() : "?",
+                 result.line_number(), result.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  parfilter::MpiOptions options = parfilter::default_mpi_options();
+  options.result_on_every_rank = true;
+  parfilter::set_default_mpi_options(options);
+
+  ::testing::InitGoogleTest(&argc, argv);
+  if (rank != 0) {
+    ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(std::make_unique<FailurePrinter>(rank).release());
+  }
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return failed;
+}
