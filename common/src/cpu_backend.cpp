@@ -98,8 +98,8 @@ OpOutput run_thresholding(RowScheduler& scheduler, Op op, const ConstImageView& 
 Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input,
                      const OpParams& params) {
   const StructuringElement se = make_structuring_element(params.se);
-  const RowPass erode = morphology_pass(se, MorphOp::erode);
-  const RowPass dilate = morphology_pass(se, MorphOp::dilate);
+  const RowPass erode = morphology_pass(se, MorphOp::erode, params.variant);
+  const RowPass dilate = morphology_pass(se, MorphOp::dilate, params.variant);
   // Ping-pong: each step reads the previous step's output.
   Image buffers[2] = {Image(input.width(), input.height(), input.channels()),
                       Image(input.width(), input.height(), input.channels())};
@@ -166,11 +166,23 @@ RowRange block_range(int rows, int blocks, int index) {
 }
 
 std::vector<std::string> cpu_variants(Op op) {
-  if (op == Op::gaussian) {
-    return {std::string(kGaussianDirect), std::string(kGaussianLut),
-            std::string(kGaussianSeparable)};
+  const auto names = [](std::initializer_list<std::string_view> list) {
+    return std::vector<std::string>(list.begin(), list.end());
+  };
+  switch (op) {
+    case Op::gaussian:
+      return names({kGaussianSeparable, kGaussianDirect, kGaussianLut});
+    case Op::sobel:
+    case Op::sharpen:
+      return names({kDefaultVariant, kNaiveVariant});
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+      return names({kDefaultVariant, kMorphologyVhgw, kMorphologySeparable, kNaiveVariant});
+    default:
+      return names({kDefaultVariant});
   }
-  return {std::string(kDefaultVariant)};
 }
 
 OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
@@ -183,24 +195,23 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
   if (std::find(variants.begin(), variants.end(), variant) == variants.end()) {
     throw UsageError("unknown variant '" + variant + "' for " + std::string(op_name(op)));
   }
+  OpParams resolved = params;
+  resolved.variant = variant;
   OpOutput output;
   switch (op) {
     case Op::gray:
       output.image = run_pass(scheduler, gray_pass(), input, 1);
       break;
-    case Op::gaussian: {
-      OpParams resolved = params;
-      resolved.variant = variant;
+    case Op::gaussian:
       output.image = run_pass(scheduler, gaussian_pass(resolved), input, input.channels());
       break;
-    }
     case Op::sobel: {
       const GrayPlane gray = gray_plane(scheduler, input);
-      output.image = run_pass(scheduler, sobel_pass(params), gray.view, 1);
+      output.image = run_pass(scheduler, sobel_pass(resolved), gray.view, 1);
       break;
     }
     case Op::sharpen:
-      output.image = run_pass(scheduler, sharpen_pass(params), input, input.channels());
+      output.image = run_pass(scheduler, sharpen_pass(resolved), input, input.channels());
       break;
     case Op::histogram:
       output.histogram = run_histogram(scheduler, input, params);
@@ -216,7 +227,7 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
     case Op::dilate:
     case Op::open:
     case Op::close:
-      output.image = run_morphology(scheduler, op, input, params);
+      output.image = run_morphology(scheduler, op, input, resolved);
       break;
     case Op::pool:
       output.image = run_pool(scheduler, input);

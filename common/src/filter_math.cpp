@@ -52,11 +52,6 @@ bool greater(const Wide& a, const Wide& b) {
 /// Otsu's exact comparison needs N < 2^40 so that its products stay below 2^256.
 constexpr std::uint64_t kMaxOtsuPixels = std::uint64_t{1} << 40;
 
-std::uint8_t saturate_u8(int v) { return static_cast<std::uint8_t>(std::clamp(v, 0, kMaxSample)); }
-
-/// Arithmetic right shift with rounding to nearest (half up): OpenCV's CV_DESCALE.
-constexpr int descale(int v, int shift) { return (v + (1 << (shift - 1))) >> shift; }
-
 }  // namespace
 
 // ---- borders -------------------------------------------------------------------------------
@@ -231,7 +226,7 @@ int otsu_threshold(const HistogramBins& hist) {
 }
 
 int isodata_threshold(const HistogramBins& hist) {
-  // Prefix counts and sums make each round O(1): below[t] = count of v <= t.
+  // Prefix counts and sums make each round O(1).
   std::array<std::uint64_t, kHistogramBins> count_upto{};
   std::array<std::uint64_t, kHistogramBins> sum_upto{};
   std::uint64_t n = 0;
@@ -243,53 +238,9 @@ int isodata_threshold(const HistogramBins& hist) {
     sum_upto[v] = s;
   }
   if (n == 0) return 0;
-
-  constexpr int kMaxRounds = 256;
-  int t = static_cast<int>(s / n);
-  for (int round = 0; round < kMaxRounds; ++round) {
-    const Int128 w1 = count_upto[t];
-    const Int128 s1 = sum_upto[t];
-    const Int128 w2 = static_cast<Int128>(n) - w1;
-    const Int128 s2 = static_cast<Int128>(s) - s1;
-    if (w1 == 0 || w2 == 0) break;
-    const int next = static_cast<int>((s1 * w2 + s2 * w1) / (2 * w1 * w2));
-    if (next == t) break;
-    t = next;
-  }
-  return t;
-}
-
-// ---- colour equalization -------------------------------------------------------------------
-namespace {
-// OpenCV 4.6's RGB2YCrCb_i / YCrCb2RGB_i constants (yuv_shift = 14).
-constexpr int kYuvShift = 14;
-constexpr int kR2Y = 4899;
-constexpr int kG2Y = 9617;
-constexpr int kB2Y = 1868;
-constexpr int kCrFromRMinusY = 11682;
-constexpr int kCbFromBMinusY = 9241;
-constexpr int kChromaOffset = 128;
-constexpr int kRFromCr = 22987;
-constexpr int kGFromCr = -11698;
-constexpr int kGFromCb = -5636;
-constexpr int kBFromCb = 29049;
-}  // namespace
-
-YCrCb rgb_to_ycrcb(int r, int g, int b) {
-  const int y = descale(kR2Y * r + kG2Y * g + kB2Y * b, kYuvShift);
-  const int chroma_delta = kChromaOffset << kYuvShift;
-  const int cr = descale((r - y) * kCrFromRMinusY + chroma_delta, kYuvShift);
-  const int cb = descale((b - y) * kCbFromBMinusY + chroma_delta, kYuvShift);
-  return {saturate_u8(y), saturate_u8(cr), saturate_u8(cb)};
-}
-
-void ycrcb_to_rgb(YCrCb ycc, std::uint8_t* rgb) {
-  const int y = ycc.y;
-  const int cr = ycc.cr - kChromaOffset;
-  const int cb = ycc.cb - kChromaOffset;
-  rgb[0] = saturate_u8(y + descale(cr * kRFromCr, kYuvShift));
-  rgb[1] = saturate_u8(y + descale(cb * kGFromCb + cr * kGFromCr, kYuvShift));
-  rgb[2] = saturate_u8(y + descale(cb * kBFromCb, kYuvShift));
+  return isodata_rounds<UInt128>(n, s, [&](int t) {
+    return std::pair<UInt128, UInt128>{count_upto[t], sum_upto[t]};
+  });
 }
 
 // ---- morphology ----------------------------------------------------------------------------

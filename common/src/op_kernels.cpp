@@ -50,7 +50,7 @@ RowPass gaussian_pass(const OpParams& params) {
   const GaussianWeights weights = gaussian_weights(params.sigma);
   const BorderMode border = params.border;
   const std::string_view variant =
-      params.variant.empty() ? kGaussianDirect : std::string_view(params.variant);
+      params.variant.empty() ? kGaussianSeparable : std::string_view(params.variant);
   if (variant == kGaussianLut) {
     // Shared, not copied into every std::function copy: the table is 6 KiB.
     auto lut = std::make_shared<const GaussianLut>(gaussian_lut(weights));
@@ -73,29 +73,64 @@ RowPass gaussian_pass(const OpParams& params) {
   throw UsageError("unknown gaussian variant '" + std::string(variant) + "'");
 }
 
+namespace {
+
+/// True for the naive variant, false for the default (empty or "default"); throws
+/// UsageError for anything else.
+bool is_naive_variant(Op op, std::string_view variant) {
+  if (variant.empty() || variant == kDefaultVariant) return false;
+  if (variant == kNaiveVariant) return true;
+  throw UsageError("unknown " + std::string(op_name(op)) + " variant '" + std::string(variant) +
+                   "'");
+}
+
+}  // namespace
+
 RowPass sobel_pass(const OpParams& params) {
   const BorderMode border = params.border;
   const SobelOutput output = params.sobel_output;
-  return {{kernels::kSobelHalo, kernels::kSobelHalo},
-          [border, output](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+  const RowHalo halo{kernels::kSobelHalo, kernels::kSobelHalo};
+  if (is_naive_variant(Op::sobel, params.variant)) {
+    return {halo, [border, output](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+              kernels::sobel_naive_rows(src, dst, rows, border, output);
+            }};
+  }
+  return {halo, [border, output](const ConstImageView& src, const ImageView& dst, RowRange rows) {
             kernels::sobel_rows(src, dst, rows, border, output);
           }};
 }
 
 RowPass sharpen_pass(const OpParams& params) {
   const BorderMode border = params.border;
-  return {{kernels::kSharpenHalo, kernels::kSharpenHalo},
-          [border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+  const RowHalo halo{kernels::kSharpenHalo, kernels::kSharpenHalo};
+  if (is_naive_variant(Op::sharpen, params.variant)) {
+    return {halo, [border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+              kernels::sharpen_naive_rows(src, dst, rows, border);
+            }};
+  }
+  return {halo, [border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
             kernels::sharpen_rows(src, dst, rows, border);
           }};
 }
 
-RowPass morphology_pass(const StructuringElement& se, kernels::MorphOp step) {
+RowPass morphology_pass(const StructuringElement& se, kernels::MorphOp step,
+                        std::string_view variant) {
+  kernels::MorphMethod method = kernels::MorphMethod::fastest;
+  if (variant == kNaiveVariant) {
+    method = kernels::MorphMethod::naive;
+  } else if (variant == kMorphologySeparable) {
+    method = kernels::MorphMethod::separable;
+  } else if (variant == kMorphologyVhgw) {
+    method = kernels::MorphMethod::vhgw;
+  } else if (!variant.empty() && variant != kDefaultVariant) {
+    throw UsageError("unknown morphology variant '" + std::string(variant) + "'");
+  }
   auto shared_se = std::make_shared<const StructuringElement>(se);
-  return {{kernels::morphology_halo_above(se), kernels::morphology_halo_below(se)},
-          [shared_se, step](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-            kernels::morphology_rows(src, dst, rows, *shared_se, step);
-          }};
+  return {
+      {kernels::morphology_halo_above(se), kernels::morphology_halo_below(se)},
+      [shared_se, step, method](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+        kernels::morphology_rows(src, dst, rows, *shared_se, step, method);
+      }};
 }
 
 RowPass adaptive_segment_pass(const OpParams& params, int global_threshold) {

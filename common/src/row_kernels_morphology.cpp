@@ -1,43 +1,43 @@
-// Morphology (erode, dilate) and adaptive segmentation: windowed kernels without borders.
-// Pixels outside the image are ignored (morphology) or clipped away (the segment window),
-// so both read only image rows, within the halo of the rows they write.
+// Erosion and dilation: the naive kernel, the decomposition of an element into rectangles,
+// and the pass pipeline that runs each rectangle as a column pass then a row pass (plain or
+// van Herk/Gil-Werman, row_kernels_morphology_vhgw.cpp).
+//
+// Pixels outside the image are ignored: a pass reads them as the operation's neutral value
+// (255 for a minimum, 0 for a maximum), in the padding of its rows and as whole rows above
+// and below the image. Every buffer is local to one call, so blocks may run concurrently.
 #include <algorithm>
 #include <vector>
 
 #include "parfilter/row_kernels.hpp"
+#include "row_kernels_internal.hpp"
+#include "row_kernels_morphology.hpp"
 
 namespace parfilter::kernels {
 namespace {
 
-constexpr int kRgbChannels = 3;
-constexpr std::uint8_t kForeground = 255;
-constexpr std::uint8_t kBackground = 0;
-constexpr std::uint8_t kErodeNeutral = 255;  ///< what an ignored pixel is to a minimum
-constexpr std::uint8_t kDilateNeutral = 0;   ///< and to a maximum
+using detail::ColumnVhgw;
+using detail::kVhgwLanes;
+using detail::MaxOp;
+using detail::MinOp;
+using detail::SourceRows;
 
-struct Min {
-  static constexpr std::uint8_t kNeutral = kErodeNeutral;
-  static std::uint8_t apply(std::uint8_t a, std::uint8_t b) { return a < b ? a : b; }
-};
-struct Max {
-  static constexpr std::uint8_t kNeutral = kDilateNeutral;
-  static std::uint8_t apply(std::uint8_t a, std::uint8_t b) { return a > b ? a : b; }
-};
+/// The longest window for which the plain pass beats van Herk/Gil-Werman (measured on a
+/// 3840x2160 RGB image, docs/CPU_KERNELS.md): the row pass's transposes cost more than a
+/// few vector min/max per sample.
+constexpr int kPlainRowPassMax = 9;
+constexpr int kPlainColumnPassMax = 3;
 
-/// out(x, y) = combine over set (i, j) of in(x + i - ax, y + j - ay), inside the image only.
-template <typename Combine>
-void morphology_rows_with(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                          const StructuringElement& se) {
+/// out(x, y) = op over set (i, j) of in(x + i - ax, y + j - ay), inside the image only.
+template <typename Op>
+void naive_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                const StructuringElement& se) {
   const int width = src.width();
   const int height = src.height();
   const int channels = src.channels();
-  const int filtered = channels > kRgbChannels ? kRgbChannels : channels;
+  const int filtered = detail::filtered_channels(channels);
   for (int y = rows.begin; y < rows.end; ++y) {
     std::uint8_t* out = dst.row(y);
-    for (int x = 0; x < width; ++x) {
-      for (int c = 0; c < filtered; ++c)
-        out[static_cast<std::ptrdiff_t>(x) * channels + c] = Combine::kNeutral;
-    }
+    std::fill_n(out, dst.row_samples(), Op::kNeutral);
     for (int j = 0; j < se.height; ++j) {
       const auto span = se.row_spans[static_cast<std::size_t>(j)];
       const int sy = y + j - se.anchor_y;
@@ -51,72 +51,201 @@ void morphology_rows_with(const ConstImageView& src, const ImageView& dst, RowRa
           const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(x) * channels + c;
           std::uint8_t acc = out[at];
           for (int sx = lo; sx < hi; ++sx) {
-            acc = Combine::apply(acc, in[static_cast<std::ptrdiff_t>(sx) * channels + c]);
+            acc = Op::apply(acc, in[static_cast<std::ptrdiff_t>(sx) * channels + c]);
           }
           out[at] = acc;
         }
       }
     }
-    if (channels > kRgbChannels) {
-      const std::uint8_t* in = src.row(y);
-      for (std::ptrdiff_t i = kRgbChannels; i < dst.row_samples(); i += channels) out[i] = in[i];
+    detail::copy_alpha(src, dst, y);
+  }
+}
+
+/// A rectangle of an element: output (x, y) reads columns [x + dx, x + dx + width) and rows
+/// [y + dy, y + dy + height).
+struct MorphRect {
+  int dx = 0;
+  int width = 0;
+  int dy = 0;
+  int height = 0;
+  [[nodiscard]] bool contains(const MorphRect& o) const {
+    return dx <= o.dx && dx + width >= o.dx + o.width && dy <= o.dy &&
+           dy + height >= o.dy + o.height;
+  }
+};
+
+/// Rectangles whose union is the element. For each distinct row span s, the rows whose span
+/// covers s form runs, and each run is the rectangle s x run; every one lies in the element
+/// and every set pixel (x, j) lies in the rectangle of its own row's span. A rect element is
+/// one rectangle, a cross two, an ellipse one per distinct span (its spans are nested).
+std::vector<MorphRect> decompose(const StructuringElement& se) {
+  using Span = StructuringElement::Span;
+  std::vector<Span> spans;
+  for (const Span& s : se.row_spans) {
+    const bool seen = std::any_of(spans.begin(), spans.end(),
+                                  [&](const Span& t) { return t.x0 == s.x0 && t.x1 == s.x1; });
+    if (s.x1 > s.x0 && !seen) spans.push_back(s);
+  }
+  const auto covers = [&](int j, const Span& s) {
+    const Span& row = se.row_spans[static_cast<std::size_t>(j)];
+    return row.x0 <= s.x0 && row.x1 >= s.x1;
+  };
+  std::vector<MorphRect> rects;
+  for (const Span& s : spans) {
+    for (int j = 0; j < se.height;) {
+      if (!covers(j, s)) {
+        ++j;
+        continue;
+      }
+      int end = j;
+      while (end < se.height && covers(end, s)) ++end;
+      rects.push_back({s.x0 - se.anchor_x, s.x1 - s.x0, j - se.anchor_y, end - j});
+      j = end;
+    }
+  }
+  // A rectangle inside another one adds nothing.
+  std::vector<MorphRect> kept;
+  for (std::size_t i = 0; i < rects.size(); ++i) {
+    bool inside = false;
+    for (std::size_t k = 0; k < rects.size() && !inside; ++k) {
+      // Of two equal rectangles, keep the first.
+      inside = k != i && rects[k].contains(rects[i]) && (!rects[i].contains(rects[k]) || k < i);
+    }
+    if (!inside) kept.push_back(rects[i]);
+  }
+  return kept;
+}
+
+template <typename Op>
+void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = Op::apply(a[i], b[i]);
+}
+
+/// The plain column pass: op over source rows [y + dy, y + dy + height).
+template <typename Op>
+void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
+                  std::uint8_t* out) {
+  // Rows outside the image are neutral: skip them (a window wholly outside stays neutral).
+  const int first = std::max(0, y + r.dy);
+  const int end = std::min(height, y + r.dy + r.height);
+  std::copy_n(rows.row(first < end ? first : -1), rows.bytes(), out);
+  for (int sy = first + 1; sy < end; ++sy) combine<Op>(out, rows.row(sy), out, rows.bytes());
+}
+
+/// The plain row pass: out[x] = op over padded pixels [x, x + width).
+template <typename Op>
+void plain_row(const std::uint8_t* padded, std::uint8_t* out, std::size_t samples, int channels,
+               int width) {
+  std::copy_n(padded, samples, out);
+  for (int k = 1; k < width; ++k) {
+    combine<Op>(out, padded + static_cast<std::ptrdiff_t>(k) * channels, out, samples);
+  }
+}
+
+/// dst rows `rows` = (or op=) the rectangle's result: a column pass into padded rows (pixel
+/// q holds column q + dx, neutral outside the image), then a row pass, kVhgwLanes rows at
+/// a time.
+template <typename Op>
+void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, const MorphRect& r,
+               MorphMethod method, bool overwrite) {
+  const int width = src.width();
+  const int channels = src.channels();
+  const auto samples = static_cast<std::size_t>(src.row_samples());
+  const bool vhgw_columns = method == MorphMethod::vhgw ||
+                            (method == MorphMethod::fastest && r.height > kPlainColumnPassMax);
+  const bool vhgw_row =
+      r.width > 1 && (method == MorphMethod::vhgw ||
+                      (method == MorphMethod::fastest && r.width > kPlainRowPassMax));
+  // Source columns some window reads, and the padded row's length.
+  const int first_col = std::clamp(r.dx, 0, width);
+  const int end_col = std::clamp(width - 1 + r.dx + r.width, 0, width);
+  const int span = width + r.width - 1;
+  const int padded_pixels = vhgw_row ? (span + r.width - 1) / r.width * r.width : span;
+  const auto padded_samples = static_cast<std::size_t>(padded_pixels) * channels;
+  const std::ptrdiff_t column_offset = static_cast<std::ptrdiff_t>(first_col - r.dx) * channels;
+  const SourceRows source(src, static_cast<std::ptrdiff_t>(first_col) * channels,
+                          static_cast<std::size_t>(std::max(0, end_col - first_col)) * channels,
+                          Op::kNeutral);
+
+  std::vector<std::uint8_t> padded_storage(kVhgwLanes * padded_samples, Op::kNeutral);
+  std::vector<std::uint8_t> out_storage(kVhgwLanes * samples);
+  std::uint8_t* padded[kVhgwLanes];
+  std::uint8_t* out[kVhgwLanes];
+  for (int lane = 0; lane < kVhgwLanes; ++lane) {
+    padded[lane] = padded_storage.data() + lane * padded_samples;
+    out[lane] = out_storage.data() + lane * samples;
+  }
+  std::vector<std::uint8_t> scratch;
+  ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height);
+
+  for (int y0 = rows.begin; y0 < rows.end; y0 += kVhgwLanes) {
+    const int lanes = std::min(kVhgwLanes, rows.end - y0);
+    // With no source bytes no window reaches the image: the padded rows stay neutral.
+    for (int lane = 0; lane < lanes && source.bytes() > 0; ++lane) {
+      std::uint8_t* column_out = padded[lane] + column_offset;
+      if (vhgw_columns) {
+        columns.next(column_out);
+      } else {
+        plain_column<Op>(source, y0 + lane, r, src.height(), column_out);
+      }
+    }
+    if (vhgw_row) {
+      detail::row_vhgw<Op>(padded, out, width, channels, r.width, padded_pixels, scratch);
+    }
+    for (int lane = 0; lane < lanes; ++lane) {
+      const std::uint8_t* result = padded[lane];  // a one-pixel-wide rectangle: as is
+      if (vhgw_row) {
+        result = out[lane];
+      } else if (r.width > 1) {
+        plain_row<Op>(padded[lane], out[lane], samples, channels, r.width);
+        result = out[lane];
+      }
+      std::uint8_t* target = dst.row(y0 + lane);
+      if (overwrite) {
+        std::copy_n(result, samples, target);
+      } else {
+        combine<Op>(target, result, target, samples);
+      }
     }
   }
 }
 
-/// The smallest and largest value present in a non-empty histogram.
-std::pair<int, int> value_range(const HistogramBins& hist) {
-  int lo = 0;
-  while (lo < kHistogramBins - 1 && hist[static_cast<std::size_t>(lo)] == 0) ++lo;
-  int hi = kHistogramBins - 1;
-  while (hi > lo && hist[static_cast<std::size_t>(hi)] == 0) --hi;
-  return {lo, hi};
+template <typename Op>
+void decomposed_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                     const StructuringElement& se, MorphMethod method) {
+  bool overwrite = true;
+  for (const MorphRect& r : decompose(se)) {
+    rect_pass<Op>(src, dst, rows, r, method, overwrite);
+    overwrite = false;
+  }
+  for (int y = rows.begin; y < rows.end; ++y) detail::copy_alpha(src, dst, y);
+}
+
+template <typename Op>
+void morphology_with(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                     const StructuringElement& se, MorphMethod method) {
+  if (method == MorphMethod::naive) {
+    naive_rows<Op>(src, dst, rows, se);
+  } else {
+    decomposed_rows<Op>(src, dst, rows, se, method);
+  }
 }
 
 }  // namespace
 
 void morphology_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     const StructuringElement& se, MorphOp op) {
+                     const StructuringElement& se, MorphOp op, MorphMethod method) {
+  if (rows.empty()) return;
   if (op == MorphOp::erode) {
-    morphology_rows_with<Min>(src, dst, rows, se);
+    morphology_with<MinOp>(src, dst, rows, se, method);
   } else {
-    morphology_rows_with<Max>(src, dst, rows, se);
+    morphology_with<MaxOp>(src, dst, rows, se, method);
   }
 }
 
-void adaptive_segment_rows(const ConstImageView& gray, const ImageView& dst, RowRange rows,
-                           int window, int min_contrast, int global_threshold) {
-  const int width = gray.width();
-  const int height = gray.height();
-  const int radius = window / 2;
-  std::vector<const std::uint8_t*> window_rows;
-  for (int y = rows.begin; y < rows.end; ++y) {
-    window_rows.clear();
-    for (int wy = std::max(0, y - radius); wy < std::min(height, y + radius + 1); ++wy) {
-      window_rows.push_back(gray.row(wy));
-    }
-    // The window's histogram slides along the row: add the entering column, drop the
-    // leaving one.
-    HistogramBins hist{};
-    const auto add_column = [&](int x) {
-      for (const std::uint8_t* row : window_rows) ++hist[row[x]];
-    };
-    const auto drop_column = [&](int x) {
-      for (const std::uint8_t* row : window_rows) --hist[row[x]];
-    };
-    for (int x = 0; x < std::min(width, radius + 1); ++x) add_column(x);
-    const std::uint8_t* in = gray.row(y);
-    std::uint8_t* out = dst.row(y);
-    for (int x = 0; x < width; ++x) {
-      if (x > 0) {
-        if (x + radius < width) add_column(x + radius);
-        if (x - radius - 1 >= 0) drop_column(x - radius - 1);
-      }
-      const auto [lo, hi] = value_range(hist);
-      const int threshold = hi - lo < min_contrast ? global_threshold : isodata_threshold(hist);
-      out[x] = in[x] > threshold ? kForeground : kBackground;
-    }
-  }
+void morphology_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                     const StructuringElement& se, MorphOp op) {
+  morphology_rows(src, dst, rows, se, op, MorphMethod::fastest);
 }
 
 }  // namespace parfilter::kernels

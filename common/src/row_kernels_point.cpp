@@ -15,6 +15,47 @@ constexpr int kRgbChannels = 3;
 constexpr int kAlphaChannel = 3;  ///< index of alpha in an RGBA pixel
 constexpr int kPoolStride = 2;
 
+/// Counts added to a histogram through kSubHistograms 32-bit sub-histograms: consecutive
+/// samples go to different sub-histograms, so a run of equal values does not serialize on
+/// one counter (each increment would wait for the previous store). Merged into the caller's
+/// histogram on destruction, and before a sub-histogram could overflow.
+class SubHistograms {
+ public:
+  explicit SubHistograms(HistogramBins& target) : target_(target) {}
+  SubHistograms(const SubHistograms&) = delete;
+  SubHistograms& operator=(const SubHistograms&) = delete;
+  ~SubHistograms() { flush(); }
+
+  /// Counts value(x) for x in [0, n).
+  template <typename Value>
+  void add(int n, Value&& value) {
+    if (pending_ > kFlushAt - static_cast<std::uint64_t>(n)) flush();
+    int x = 0;
+    for (; x + kSubHistograms <= n; x += kSubHistograms) {
+      for (int k = 0; k < kSubHistograms; ++k) ++counts_[k][value(x + k)];
+    }
+    for (; x < n; ++x) ++counts_[0][value(x)];
+    pending_ += static_cast<std::uint64_t>(n);
+  }
+
+ private:
+  static constexpr int kSubHistograms = 4;
+  /// A flush before any counter could pass 2^32 - 1.
+  static constexpr std::uint64_t kFlushAt = std::uint64_t{1} << 31;
+
+  void flush() {
+    for (auto& sub : counts_) {
+      for (std::size_t v = 0; v < sub.size(); ++v) target_[v] += sub[v];
+      sub.fill(0);
+    }
+    pending_ = 0;
+  }
+
+  HistogramBins& target_;
+  std::array<std::array<std::uint32_t, kHistogramBins>, kSubHistograms> counts_{};
+  std::uint64_t pending_ = 0;
+};
+
 }  // namespace
 
 void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
@@ -54,23 +95,24 @@ void apply_lut_rows(const ConstImageView& src, const ImageView& dst, RowRange ro
 }
 
 void histogram_rows(const ConstImageView& src, RowRange rows, int channel, HistogramBins& hist) {
-  const std::ptrdiff_t samples = src.row_samples();
   const int channels = src.channels();
+  SubHistograms counts(hist);
   for (int y = rows.begin; y < rows.end; ++y) {
-    const std::uint8_t* in = src.row(y);
-    for (std::ptrdiff_t i = channel; i < samples; i += channels) ++hist[in[i]];
+    const std::uint8_t* in = src.row(y) + channel;
+    counts.add(src.width(),
+               [in, channels](int x) { return in[static_cast<std::ptrdiff_t>(x) * channels]; });
   }
 }
 
 void luma_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist) {
-  const int width = src.width();
   const int channels = src.channels();
+  SubHistograms counts(hist);
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
-    for (int x = 0; x < width; ++x) {
+    counts.add(src.width(), [in, channels](int x) {
       const std::uint8_t* px = in + static_cast<std::ptrdiff_t>(x) * channels;
-      ++hist[rgb_to_ycrcb(px[0], px[1], px[2]).y];
-    }
+      return ycrcb_luma(px[0], px[1], px[2]);
+    });
   }
 }
 

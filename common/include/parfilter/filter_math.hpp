@@ -31,7 +31,7 @@ inline constexpr int kGrayB = 3735;
 // ---- gaussian ----------------------------------------------------------------------------
 inline constexpr int kGaussianTaps = 5;
 inline constexpr int kGaussianRadius = 2;
-inline constexpr int kGaussianWeightBits = 8;  ///< 1-D weights sum to 256
+inline constexpr int kGaussianWeightBits = 8;                   ///< 1-D weights sum to 256
 inline constexpr int kGaussianShift = 2 * kGaussianWeightBits;  ///< 2-D weights sum to 65536
 /// Distinct 2-D weights: q0q0, q0q1, q0q2, q1q1, q1q2, q2q2 (q symmetric about the centre).
 inline constexpr int kGaussianDistinctWeights = 6;
@@ -73,13 +73,79 @@ using GaussianLut = std::array<std::array<std::uint32_t, 256>, kGaussianDistinct
 /// The integer isodata threshold of docs/FILTERS.md. An empty histogram gives 0.
 [[nodiscard]] int isodata_threshold(const HistogramBins& hist);
 
+/// The isodata rounds of docs/FILTERS.md for n > 0 values summing to s, where below(t)
+/// returns {count, sum} of the values <= t. Wide is an unsigned type that holds s * n
+/// exactly (isodata_threshold uses 128 bits; a window of segment --adaptive fits 64). The one
+/// definition of the iteration, for callers that keep their own prefix counts.
+template <typename Wide, typename Below>
+[[nodiscard]] int isodata_rounds(Wide n, Wide s, Below&& below) {
+  constexpr int kMaxRounds = 256;
+  int t = static_cast<int>(s / n);
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const auto [w1, s1] = below(t);
+    const Wide w2 = n - static_cast<Wide>(w1);
+    const Wide s2 = s - static_cast<Wide>(s1);
+    if (w1 == 0 || w2 == 0) break;
+    const auto next = static_cast<int>((static_cast<Wide>(s1) * w2 + s2 * static_cast<Wide>(w1)) /
+                                       (2 * static_cast<Wide>(w1) * w2));
+    if (next == t) break;
+    t = next;
+  }
+  return t;
+}
+
 // ---- colour equalization (YCrCb, OpenCV's 8-bit integer conversion) -----------------------
 struct YCrCb {
   std::uint8_t y, cr, cb;
 };
-[[nodiscard]] YCrCb rgb_to_ycrcb(int r, int g, int b);
+
+// Inline, so that per-pixel kernels (colour equalize) compile them into their loops.
+namespace ycrcb {
+inline constexpr int kShift = 14;  // OpenCV 4.6's RGB2YCrCb_i / YCrCb2RGB_i constants
+inline constexpr int kR2Y = 4899;
+inline constexpr int kG2Y = 9617;
+inline constexpr int kB2Y = 1868;
+inline constexpr int kCrFromRMinusY = 11682;
+inline constexpr int kCbFromBMinusY = 9241;
+inline constexpr int kChromaOffset = 128;
+inline constexpr int kRFromCr = 22987;
+inline constexpr int kGFromCr = -11698;
+inline constexpr int kGFromCb = -5636;
+inline constexpr int kBFromCb = 29049;
+inline constexpr int kMaxSample = 255;
+
+/// Arithmetic right shift with rounding to nearest (half up): OpenCV's CV_DESCALE.
+[[nodiscard]] constexpr int descale(int v) { return (v + (1 << (kShift - 1))) >> kShift; }
+[[nodiscard]] constexpr std::uint8_t saturate(int v) {
+  return static_cast<std::uint8_t>(v < 0 ? 0 : (v > kMaxSample ? kMaxSample : v));
+}
+}  // namespace ycrcb
+
+/// Y alone (at most 255, no saturation needed).
+[[nodiscard]] constexpr std::uint8_t ycrcb_luma(int r, int g, int b) {
+  return static_cast<std::uint8_t>(
+      ycrcb::descale(ycrcb::kR2Y * r + ycrcb::kG2Y * g + ycrcb::kB2Y * b));
+}
+
+[[nodiscard]] constexpr YCrCb rgb_to_ycrcb(int r, int g, int b) {
+  using namespace ycrcb;
+  const int y = ycrcb_luma(r, g, b);
+  const int chroma_delta = kChromaOffset << kShift;
+  const int cr = descale((r - y) * kCrFromRMinusY + chroma_delta);
+  const int cb = descale((b - y) * kCbFromBMinusY + chroma_delta);
+  return {static_cast<std::uint8_t>(y), saturate(cr), saturate(cb)};
+}
+
 /// Writes r, g, b.
-void ycrcb_to_rgb(YCrCb ycc, std::uint8_t* rgb);
+constexpr void ycrcb_to_rgb(YCrCb ycc, std::uint8_t* rgb) {
+  using namespace ycrcb;
+  const int y = ycc.y;
+  const int cr = ycc.cr - kChromaOffset;
+  const int cb = ycc.cb - kChromaOffset;
+  rgb[0] = saturate(y + descale(cr * kRFromCr));
+  rgb[1] = saturate(y + descale(cb * kGFromCb + cr * kGFromCr));
+  rgb[2] = saturate(y + descale(cb * kBFromCb));
+}
 
 // ---- morphology --------------------------------------------------------------------------
 /// A structuring element as a mask, built like OpenCV's getStructuringElement. The anchor is

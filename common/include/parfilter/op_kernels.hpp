@@ -24,6 +24,12 @@ inline constexpr std::string_view kDefaultVariant = "default";
 inline constexpr std::string_view kGaussianDirect = "direct";
 inline constexpr std::string_view kGaussianLut = "lut";
 inline constexpr std::string_view kGaussianSeparable = "separable";
+/// The simple version of an op whose default is a fast kernel (sobel, sharpen, morphology).
+inline constexpr std::string_view kNaiveVariant = "naive";
+/// Morphology: a row pass, then a column pass (non-rect elements: their row decomposition).
+inline constexpr std::string_view kMorphologySeparable = "separable";
+/// Morphology: van Herk/Gil-Werman passes, whose cost does not grow with the element.
+inline constexpr std::string_view kMorphologyVhgw = "vhgw";
 
 /// Rows above and below an output row that a pass reads.
 struct RowHalo {
@@ -58,11 +64,14 @@ struct RowPass {
 /// gaussian with params.sigma, params.border and params.variant (empty: the default);
 /// throws UsageError for a variant cpu_variants(Op::gaussian) does not list.
 [[nodiscard]] RowPass gaussian_pass(const OpParams& params);
-/// sobel gradients of a gray plane, with params.border and params.sobel_output.
+/// sobel gradients of a gray plane, with params.border, params.sobel_output and
+/// params.variant (empty or "default": the fast kernel; "naive").
 [[nodiscard]] RowPass sobel_pass(const OpParams& params);
+/// sharpen with params.border and params.variant, like sobel_pass.
 [[nodiscard]] RowPass sharpen_pass(const OpParams& params);
-/// One erosion or dilation with `se`.
-[[nodiscard]] RowPass morphology_pass(const StructuringElement& se, kernels::MorphOp step);
+/// One erosion or dilation with `se`, by `variant` (empty: the default; see cpu_variants).
+[[nodiscard]] RowPass morphology_pass(const StructuringElement& se, kernels::MorphOp step,
+                                      std::string_view variant = {});
 /// segment --adaptive on a gray plane: params.window, params.min_contrast, and the global
 /// threshold that flat windows use.
 [[nodiscard]] RowPass adaptive_segment_pass(const OpParams& params, int global_threshold);

@@ -31,8 +31,7 @@ inline constexpr int kSharpenHalo = 1;
 void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows);
 
 /// dst = 255 where src > threshold, else 0 (src and dst 1 channel).
-void threshold_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                    int threshold);
+void threshold_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, int threshold);
 
 /// dst = lut[src] (1 channel).
 void apply_lut_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
@@ -50,6 +49,9 @@ void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRan
                          const std::array<std::uint8_t, 256>& lut);
 
 // Neighbourhood filters --------------------------------------------------------------------
+// Variants: direct (25 taps per sample) and lut (25 table look-ups) are the simple ones;
+// separable (a 16-bit row pass, then a column pass over a ring of five rows) is the fast one.
+// weights must come from gaussian_weights (non-negative, summing to 256).
 void gaussian5x5_direct_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
                              const GaussianWeights& weights, BorderMode border);
 void gaussian5x5_lut_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
@@ -57,18 +59,40 @@ void gaussian5x5_lut_rows(const ConstImageView& src, const ImageView& dst, RowRa
 void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
                                 const GaussianWeights& weights, BorderMode border);
 
-/// src and dst 1 channel.
+/// src and dst 1 channel. The fast version: a branch-free interior loop, the first and last
+/// column apart.
 void sobel_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, BorderMode border,
                 SobelOutput output);
+/// The simple version (padded row copies, every pixel alike), kept as variant "naive".
+void sobel_naive_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                      BorderMode border, SobelOutput output);
 
+/// The fast version, like sobel_rows.
 void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
                   BorderMode border);
+/// The simple version, kept as variant "naive".
+void sharpen_naive_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                        BorderMode border);
 
 // Morphology -------------------------------------------------------------------------------
 enum class MorphOp : std::uint8_t { erode, dilate };
 
+/// How morphology_rows computes. Every method gives the same bytes.
+enum class MorphMethod : std::uint8_t {
+  naive,      ///< every element pixel for every output pixel
+  separable,  ///< a column pass then a row pass, each a plain min/max over its window
+  vhgw,       ///< van Herk/Gil-Werman passes: about three min/max per sample, any size
+  fastest,    ///< per pass, the cheaper of the two above for its window length
+};
+
 /// One erosion or dilation with `se`; pixels outside the image are ignored. Alpha of a
 /// 4-channel image is copied. src must address rows widened by the element's anchor offsets.
+/// separable, vhgw and fastest split a non-rect element into rectangles (the rows of each
+/// distinct span, see docs/CPU_KERNELS.md) and combine their results.
+void morphology_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                     const StructuringElement& se, MorphOp op, MorphMethod method);
+
+/// morphology_rows with MorphMethod::fastest.
 void morphology_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
                      const StructuringElement& se, MorphOp op);
 
