@@ -1,0 +1,47 @@
+// Helpers every program starts with (the host prepends this file).
+//
+// The host defines the spec's constants from its own headers (GRAY_R, GRAY_G, GRAY_B,
+// GRAY_SHIFT, BINS, BORDER_*, SOBEL_*) and, per program, CN: the image's channel count.
+#ifndef CN
+#define CN 1
+#endif
+// Channels the colour filters touch: R, G, B; a 4th (alpha) is copied.
+#define FCN (CN > 3 ? 3 : CN)
+#define HAS_ALPHA (CN == 4)
+#define ALPHA 3
+
+// The index that coordinate i outside [0, n) reads (OpenCV's borderInterpolate), or -1 for
+// BORDER_CONSTANT, meaning "the border value". docs/FILTERS.md, Borders.
+inline int border_index(int i, int n, int kind) {
+  if (i >= 0 && i < n) return i;
+  if (kind == BORDER_REPLICATE) return i < 0 ? 0 : n - 1;
+  if (kind == BORDER_REFLECT101) {
+    if (n == 1) return 0;
+    while (i < 0 || i >= n) i = i < 0 ? -i : 2 * n - 2 - i;
+    return i;
+  }
+  return -1;
+}
+
+// Offset of sample c of pixel (x, y) in an image of `width` pixels with CN channels.
+inline size_t sample_at(int x, int y, int c, int width) {
+  return ((size_t)y * (size_t)width + (size_t)x) * CN + (size_t)c;
+}
+
+// Sample c of the pixel at (bx, by), mapped coordinates from border_index (-1: the value).
+inline int mapped_sample(__global const uchar* src, int bx, int by, int c, int width,
+                         int border_value) {
+  return (bx < 0 || by < 0) ? border_value : src[sample_at(bx, by, c, width)];
+}
+
+// Sample c at (x, y), which may lie outside the image.
+inline int bordered_sample(__global const uchar* src, int x, int y, int c, int width, int height,
+                           int border_kind, int border_value) {
+  return mapped_sample(src, border_index(x, width, border_kind),
+                       border_index(y, height, border_kind), c, width, border_value);
+}
+
+// The Q15 BT.601 luma of docs/FILTERS.md (filter_math's gray_of).
+inline uchar gray_of(int r, int g, int b) {
+  return (uchar)((GRAY_R * r + GRAY_G * g + GRAY_B * b + (1 << (GRAY_SHIFT - 1))) >> GRAY_SHIFT);
+}

@@ -1,0 +1,123 @@
+// 5x5 Gaussian blur: out = (sum_j sum_i q_j q_i s(x + i, y + j) + 32768) >> 16 per colour
+// channel, alpha copied. The weights q (filter_math's gaussian_weights) come from the host in
+// the first five lanes of an int8, GAUSSIAN_RADIUS and GAUSSIAN_SHIFT from filter_math.hpp.
+// Three schedules of the same integer sum.
+#define RADIUS GAUSSIAN_RADIUS
+#define TAPS (2 * RADIUS + 1)
+#define ROUNDING (1 << (GAUSSIAN_SHIFT - 1))
+
+inline void weights_of(int8 q, int* w) {
+  w[0] = q.s0;
+  w[1] = q.s1;
+  w[2] = q.s2;
+  w[3] = q.s3;
+  w[4] = q.s4;
+}
+
+// The border-mapped columns and rows around (x, y): -1 where the border value is read.
+inline void mapped_taps(int x, int y, int width, int height, int border_kind, int* bx, int* by) {
+  for (int k = 0; k < TAPS; ++k) {
+    bx[k] = border_index(x + k - RADIUS, width, border_kind);
+    by[k] = border_index(y + k - RADIUS, height, border_kind);
+  }
+}
+
+inline void copy_alpha(__global const uchar* src, __global uchar* dst, int x, int y, int width) {
+#if HAS_ALPHA
+  dst[sample_at(x, y, ALPHA, width)] = src[sample_at(x, y, ALPHA, width)];
+#endif
+}
+
+// direct: the 25 products per pixel.
+__kernel void gaussian_direct(__global const uchar* src, __global uchar* dst, int width,
+                              int height, int border_kind, int border_value, int8 q) {
+  const int x = get_global_id(0);
+  const int y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  int w[TAPS];
+  int bx[TAPS];
+  int by[TAPS];
+  weights_of(q, w);
+  mapped_taps(x, y, width, height, border_kind, bx, by);
+  for (int c = 0; c < FCN; ++c) {
+    int sum = 0;
+    for (int j = 0; j < TAPS; ++j) {
+      for (int i = 0; i < TAPS; ++i) {
+        sum += w[j] * w[i] * mapped_sample(src, bx[i], by[j], c, width, border_value);
+      }
+    }
+    dst[sample_at(x, y, c, width)] = (uchar)((sum + ROUNDING) >> GAUSSIAN_SHIFT);
+  }
+  copy_alpha(src, dst, x, y, width);
+}
+
+// lut: each product w(i, j) v read from a constant-memory table lut[class][v] of the 6
+// distinct weights (filter_math's gaussian_lut); weight_class[j * 5 + i] says which.
+__kernel void gaussian_lut(__global const uchar* src, __global uchar* dst, int width, int height,
+                           int border_kind, int border_value, __constant uint* lut,
+                           __constant int* weight_class) {
+  const int x = get_global_id(0);
+  const int y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  int bx[TAPS];
+  int by[TAPS];
+  mapped_taps(x, y, width, height, border_kind, bx, by);
+  for (int c = 0; c < FCN; ++c) {
+    uint sum = 0;
+    for (int j = 0; j < TAPS; ++j) {
+      for (int i = 0; i < TAPS; ++i) {
+        const int v = mapped_sample(src, bx[i], by[j], c, width, border_value);
+        sum += lut[weight_class[j * TAPS + i] * BINS + v];
+      }
+    }
+    dst[sample_at(x, y, c, width)] = (uchar)((sum + ROUNDING) >> GAUSSIAN_SHIFT);
+  }
+  copy_alpha(src, dst, x, y, width);
+}
+
+// separable: the tile and its 2-pixel apron in local memory (bordered as the 2-D sum reads
+// it, so rows outside the image hold their border samples), a row pass r = sum_i q_i s over
+// the apron's rows (at most 65280: ushort), then a column pass; nothing is rounded between.
+#define APRON_W (TILE_W + 2 * RADIUS)
+#define APRON_H (TILE_H + 2 * RADIUS)
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void gaussian_separable(
+    __global const uchar* src, __global uchar* dst, int width, int height, int border_kind,
+    int border_value, int8 q) {
+  __local uchar tile[APRON_H * APRON_W * CN];
+  __local ushort rows[APRON_H * TILE_W * FCN];
+  int w[TAPS];
+  weights_of(q, w);
+  const int x0 = get_group_id(0) * TILE_W - RADIUS;
+  const int y0 = get_group_id(1) * TILE_H - RADIUS;
+  const int lid = get_local_id(1) * TILE_W + get_local_id(0);
+  const int group = TILE_W * TILE_H;
+  const int tile_row = APRON_W * CN;
+  for (int i = lid; i < APRON_H * tile_row; i += group) {
+    const int ty = i / tile_row;
+    const int ts = i - ty * tile_row;
+    tile[i] = (uchar)bordered_sample(src, x0 + ts / CN, y0 + ty, ts % CN, width, height,
+                                     border_kind, border_value);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int row_samples = TILE_W * FCN;
+  for (int i = lid; i < APRON_H * row_samples; i += group) {
+    const int ty = i / row_samples;
+    const int tx = (i - ty * row_samples) / FCN;
+    const int c = i % FCN;
+    int sum = 0;
+    for (int k = 0; k < TAPS; ++k) sum += w[k] * tile[(ty * APRON_W + tx + k) * CN + c];
+    rows[i] = (ushort)sum;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int x = get_global_id(0);
+  const int y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  const int tx = get_local_id(0);
+  const int ty = get_local_id(1);
+  for (int c = 0; c < FCN; ++c) {
+    int sum = 0;
+    for (int k = 0; k < TAPS; ++k) sum += w[k] * rows[((ty + k) * TILE_W + tx) * FCN + c];
+    dst[sample_at(x, y, c, width)] = (uchar)((sum + ROUNDING) >> GAUSSIAN_SHIFT);
+  }
+  copy_alpha(src, dst, x, y, width);
+}

@@ -1,0 +1,47 @@
+// 256-bin histograms of `count` samples src[i * stride + offset] (a plane: stride 1; channel c
+// of an interleaved image: stride CN, offset c), into 32-bit counts (the host splits larger
+// images into chunks). Two schedules.
+
+inline uchar sample_of(__global const uchar* src, uint i, int stride, ulong offset) {
+  return src[(size_t)i * stride + offset];
+}
+
+// local atomics: each work-group counts its grid-stride share into local memory, then adds
+// its bins to the global histogram (zeroed by the host).
+__kernel void histogram_local_atomics(__global const uchar* src, uint count, int stride,
+                                      ulong offset, __global uint* hist) {
+  __local uint local_hist[BINS];
+  const int lid = get_local_id(0);
+  const int group = get_local_size(0);
+  for (int b = lid; b < BINS; b += group) local_hist[b] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint step = get_global_size(0);
+  for (uint i = get_global_id(0); i < count; i += step) {
+    atomic_inc(&local_hist[sample_of(src, i, stride, offset)]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int b = lid; b < BINS; b += group) {
+    if (local_hist[b] != 0) atomic_add(&hist[b], local_hist[b]);
+  }
+}
+
+// two kernels, no atomics: every work item counts its grid-stride share into its own
+// sub-histogram (sub + gid * BINS, no other item touches it)...
+__kernel void histogram_private(__global const uchar* src, uint count, int stride, ulong offset,
+                                __global uint* sub) {
+  const uint gid = get_global_id(0);
+  __global uint* mine = sub + (size_t)gid * BINS;
+  for (int b = 0; b < BINS; ++b) mine[b] = 0;
+  const uint step = get_global_size(0);
+  for (uint i = gid; i < count; i += step) ++mine[sample_of(src, i, stride, offset)];
+}
+
+// ...then one work item per bin sums that bin over the sub-histograms (consecutive items read
+// consecutive words).
+__kernel void histogram_reduce(__global const uint* sub, uint subs, __global uint* hist) {
+  const int b = get_global_id(0);
+  if (b >= BINS) return;
+  uint total = 0;
+  for (uint k = 0; k < subs; ++k) total += sub[(size_t)k * BINS + b];
+  hist[b] = total;
+}

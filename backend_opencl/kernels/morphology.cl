@@ -1,0 +1,223 @@
+// One erosion (OP_ERODE=1: min) or dilation (OP_ERODE=0: max) with a structuring element,
+// per colour channel, alpha copied; pixels outside the image are ignored, i.e. they are the
+// operation's neutral value (docs/FILTERS.md, erode). The element comes from the host's
+// make_structuring_element as row spans [x0, x1) (spans[j] = (x0, x1)) and an anchor.
+#if OP_ERODE
+#define COMBINE min
+#define NEUTRAL UCHAR_MAX
+#else
+#define COMBINE max
+#define NEUTRAL 0
+#endif
+
+inline void store_pixel(__global const uchar* src, __global uchar* dst, int x, int y, int width,
+                        const uchar* acc) {
+  for (int c = 0; c < FCN; ++c) dst[sample_at(x, y, c, width)] = acc[c];
+#if HAS_ALPHA
+  dst[sample_at(x, y, ALPHA, width)] = src[sample_at(x, y, ALPHA, width)];
+#endif
+}
+
+// naive: one pixel per work item, every set element pixel over the image.
+__kernel void morph_naive(__global const uchar* src, __global uchar* dst, int width, int height,
+                          __constant int2* spans, int se_height, int anchor_x, int anchor_y) {
+  const int x = get_global_id(0);
+  const int y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  uchar acc[FCN];
+  for (int c = 0; c < FCN; ++c) acc[c] = NEUTRAL;
+  for (int j = 0; j < se_height; ++j) {
+    const int sy = y + j - anchor_y;
+    if (sy < 0 || sy >= height) continue;
+    const int lo = max(0, x + spans[j].x - anchor_x);
+    const int hi = min(width, x + spans[j].y - anchor_x);
+    for (int sx = lo; sx < hi; ++sx) {
+      for (int c = 0; c < FCN; ++c) acc[c] = COMBINE(acc[c], src[sample_at(sx, sy, c, width)]);
+    }
+  }
+  store_pixel(src, dst, x, y, width, acc);
+}
+
+// columns: the element split into column groups, each a set of element columns whose set rows
+// are the same run [y0, y1). For each group, the work-group first computes in local memory
+// the min/max over that run of every image column its tile reads (TILE_W + element width - 1
+// columns per row of the tile), then each pixel combines the group's columns from there.
+// groups[g] = (y0, y1, first column index in `columns`, column count); a group whose run
+// contains the previous group's (the host sorts nested runs innermost first) only adds the
+// rows outside the previous run to the local minima instead of recomputing them.
+__kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void morph_columns(
+    __global const uchar* src, __global uchar* dst, int width, int height,
+    __constant int4* groups, int group_count, __constant int* columns, int se_width,
+    int anchor_x, int anchor_y) {
+  __local uchar column_acc[TILE_H * (TILE_W + MAX_SE_SIZE - 1) * FCN];
+  const int tile_x0 = get_group_id(0) * TILE_W;
+  const int tile_y0 = get_group_id(1) * TILE_H;
+  const int lx = get_local_id(0);
+  const int ly = get_local_id(1);
+  const int lid = ly * TILE_W + lx;
+  const int tile_columns = TILE_W + se_width - 1;
+  const int first_column = tile_x0 - anchor_x;  // image column of column_acc's column 0
+  uchar acc[FCN];
+  for (int c = 0; c < FCN; ++c) acc[c] = NEUTRAL;
+  int prev_y0 = 0;
+  int prev_y1 = 0;  // the previous group's run; empty at first
+  for (int g = 0; g < group_count; ++g) {
+    const int4 group = groups[g];
+    const bool extend = prev_y0 < prev_y1 && group.x <= prev_y0 && prev_y1 <= group.y;
+    for (int i = lid; i < TILE_H * tile_columns; i += TILE_W * TILE_H) {
+      const int r = i / tile_columns;
+      const int sx = first_column + (i - r * tile_columns);
+      const int yy = tile_y0 + r;
+      uchar v[FCN];
+      for (int c = 0; c < FCN; ++c) v[c] = extend ? column_acc[i * FCN + c] : NEUTRAL;
+      if (sx >= 0 && sx < width) {
+        // Rows of the run, skipping those already in the previous run when extending.
+        const int lo = max(0, yy + group.x - anchor_y);
+        const int hi = min(height, yy + group.y - anchor_y);
+        const int skip_lo = extend ? yy + prev_y0 - anchor_y : hi;
+        const int skip_hi = extend ? yy + prev_y1 - anchor_y : hi;
+        for (int sy = lo; sy < hi; ++sy) {
+          if (sy >= skip_lo && sy < skip_hi) sy = skip_hi;
+          if (sy >= hi) break;
+          for (int c = 0; c < FCN; ++c) v[c] = COMBINE(v[c], src[sample_at(sx, sy, c, width)]);
+        }
+      }
+      for (int c = 0; c < FCN; ++c) column_acc[i * FCN + c] = v[c];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = group.z; k < group.z + group.w; ++k) {
+      const int at = (ly * tile_columns + lx + columns[k]) * FCN;
+      for (int c = 0; c < FCN; ++c) acc[c] = COMBINE(acc[c], column_acc[at + c]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    prev_y0 = group.x;
+    prev_y1 = group.y;
+  }
+  const int x = tile_x0 + lx;
+  const int y = tile_y0 + ly;
+  if (x < width && y < height) store_pixel(src, dst, x, y, width, acc);
+}
+
+// van Herk/Gil-Werman: out(x) = combine of in over [x + offset, x + offset + window) clipped to
+// the line, in about 3 operations per sample whatever the window. The line is cut into blocks
+// of `window` positions a = x + offset, aligned at multiples of `window`; the window starting
+// at a is the suffix of a's block from a, plus the prefix of the next block up to
+// a + window - 1. One work item per block and line writes the suffixes, then combines the
+// next block's running prefix into them. `step` is the distance between positions along the
+// line (CN: a row; width * CN: a column) and `line_step` between lines.
+inline void vhgw_line(__global const uchar* in, __global uchar* out, int length, int window,
+                      int offset, int block, int step, size_t line_start) {
+  const int a0 = block * window;  // the block's first position (may be negative)
+  uchar run[FCN];
+  for (int c = 0; c < FCN; ++c) run[c] = NEUTRAL;
+  for (int a = a0 + window - 1; a >= a0; --a) {  // suffixes of this block
+    if (a >= 0 && a < length) {
+      for (int c = 0; c < FCN; ++c) run[c] = COMBINE(run[c], in[line_start + (size_t)a * step + c]);
+    }
+    const int x = a - offset;
+    if (x >= 0 && x < length) {
+      for (int c = 0; c < FCN; ++c) out[line_start + (size_t)x * step + c] = run[c];
+    }
+  }
+  for (int c = 0; c < FCN; ++c) run[c] = NEUTRAL;
+  for (int a = a0 + 1; a < a0 + window; ++a) {  // prefixes of the next block
+    const int enter = a + window - 1;
+    if (enter >= 0 && enter < length) {
+      for (int c = 0; c < FCN; ++c) run[c] = COMBINE(run[c], in[line_start + (size_t)enter * step + c]);
+    }
+    const int x = a - offset;
+    if (x >= 0 && x < length) {
+      const size_t at = line_start + (size_t)x * step;
+      for (int c = 0; c < FCN; ++c) out[at + c] = COMBINE(out[at + c], run[c]);
+    }
+  }
+}
+
+inline int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Along rows: work item (block, row).
+__kernel void vhgw_rows(__global const uchar* src, __global uchar* dst, int width, int height,
+                        int window, int offset) {
+  const int y = get_global_id(1);
+  const int block = floor_div(offset, window) + (int)get_global_id(0);
+  if (y >= height || block > floor_div(width - 1 + offset, window)) return;
+  vhgw_line(src, dst, width, window, offset, block, CN, (size_t)y * width * CN);
+}
+
+// Along columns: work item (column, block), so that neighbouring items read neighbouring
+// columns. The result goes to acc, combined with what acc holds unless `first`; alpha comes
+// from `alpha_src`.
+__kernel void vhgw_columns(__global const uchar* src, __global uchar* tmp, __global uchar* acc,
+                           __global const uchar* alpha_src, int width, int height, int window,
+                           int offset, int first) {
+  const int x = get_global_id(0);
+  const int block = floor_div(offset, window) + (int)get_global_id(1);
+  if (x >= width || block > floor_div(height - 1 + offset, window)) return;
+  const size_t column = (size_t)x * CN;
+  vhgw_line(src, tmp, height, window, offset, block, width * CN, column);
+  // This item wrote exactly the outputs y = a - offset for a in its block: combine those.
+  for (int a = block * window; a < block * window + window; ++a) {
+    const int y = a - offset;
+    if (y < 0 || y >= height) continue;
+    const size_t at = sample_at(x, y, 0, width);
+    for (int c = 0; c < FCN; ++c) acc[at + c] = first ? tmp[at + c] : COMBINE(acc[at + c], tmp[at + c]);
+#if HAS_ALPHA
+    acc[at + ALPHA] = alpha_src[at + ALPHA];
+#endif
+  }
+}
+
+#if WITH_IMAGES
+// image2d: the naive loop over an image2d_t read through a sampler (the texture path on GPUs).
+// A 4-channel image is CL_RGBA texels; 1 and 3 channels are CL_R texels, 3 per pixel.
+// CLK_ADDRESS_CLAMP would give 0 outside the image, the neutral value of a dilation but not
+// of an erosion; CLK_ADDRESS_CLAMP_TO_EDGE gives the nearest edge pixel, which lies inside the
+// element's footprint too whenever the element is closed toward its anchor (every row span
+// holds the anchor column, rows nested toward the anchor row: rect, cross and ellipse), so
+// the min/max is unchanged and the loop needs no bounds. Other elements (`clip`) are clipped
+// to the image instead. For 3 channels the x clamp is done per pixel, since clamping texels
+// would mix channels.
+__constant sampler_t kClampToEdge =
+    CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+
+inline uint4 read_pixel(read_only image2d_t img, int x, int y, int width) {
+#if CN == 3
+  const int tx = clamp(x, 0, width - 1) * CN;
+  return (uint4)(read_imageui(img, kClampToEdge, (int2)(tx, y)).x,
+                 read_imageui(img, kClampToEdge, (int2)(tx + 1, y)).x,
+                 read_imageui(img, kClampToEdge, (int2)(tx + 2, y)).x, 0);
+#else
+  return read_imageui(img, kClampToEdge, (int2)(x, y));
+#endif
+}
+
+__kernel void morph_image(read_only image2d_t src, write_only image2d_t dst, int width,
+                          int height, __constant int2* spans, int se_height, int anchor_x,
+                          int anchor_y, int clip) {
+  const int x = get_global_id(0);
+  const int y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  uint4 acc = (uint4)(NEUTRAL);
+  for (int j = 0; j < se_height; ++j) {
+    const int sy = y + j - anchor_y;
+    if (clip && (sy < 0 || sy >= height)) continue;
+    int lo = x + spans[j].x - anchor_x;
+    int hi = x + spans[j].y - anchor_x;
+    if (clip) {
+      lo = max(lo, 0);
+      hi = min(hi, width);
+    }
+    for (int sx = lo; sx < hi; ++sx) acc = COMBINE(acc, read_pixel(src, sx, sy, width));
+  }
+#if CN == 4
+  acc.w = read_pixel(src, x, y, width).w;
+  write_imageui(dst, (int2)(x, y), acc);
+#elif CN == 3
+  write_imageui(dst, (int2)(x * CN, y), (uint4)(acc.x));
+  write_imageui(dst, (int2)(x * CN + 1, y), (uint4)(acc.y));
+  write_imageui(dst, (int2)(x * CN + 2, y), (uint4)(acc.z));
+#else
+  write_imageui(dst, (int2)(x, y), acc);
+#endif
+}
+#endif

@@ -1,0 +1,115 @@
+// Adaptive segmentation on the gray plane: each pixel is compared with the isodata threshold of
+// the histogram of its window (clipped to the image), or with the global threshold where the
+// window's max - min < min_contrast (docs/FILTERS.md, segment).
+//
+// A work-group of SEG_GROUP items walks a run of `span` pixels of one row. It keeps the
+// window's histogram in local memory and slides it one column per pixel (atomics add the
+// entering column and drop the leaving one); per pixel, a scan turns it into prefix counts and
+// sums (each item owns BINS / SEG_GROUP consecutive bins), which give the window's min and max
+// and make each isodata round O(1), exactly as filter_math's isodata_threshold computes it.
+// The window has at most 4095^2 pixels, so the sums of products fit in 64 bits.
+#define BINS_PER_ITEM (BINS / SEG_GROUP)
+#define MAX_ROUNDS 256
+#define FOREGROUND 255
+#define BACKGROUND 0
+
+// The isodata threshold from prefix counts and sums of a non-empty histogram.
+inline int isodata_from_prefix(__local const uint* count_upto, __local const ulong* sum_upto) {
+  const ulong n = count_upto[BINS - 1];
+  const ulong s = sum_upto[BINS - 1];
+  int t = (int)(s / n);
+  for (int round = 0; round < MAX_ROUNDS; ++round) {
+    const ulong w1 = count_upto[t];
+    const ulong s1 = sum_upto[t];
+    const ulong w2 = n - w1;
+    const ulong s2 = s - s1;
+    if (w1 == 0 || w2 == 0) break;
+    const int next = (int)((s1 * w2 + s2 * w1) / (2 * w1 * w2));
+    if (next == t) break;
+    t = next;
+  }
+  return t;
+}
+
+__kernel __attribute__((reqd_work_group_size(SEG_GROUP, 1, 1))) void segment_adaptive(
+    __global const uchar* gray, __global uchar* dst, int width, int height, int radius, int span,
+    int min_contrast, int global_threshold) {
+  __local uint hist[BINS];
+  __local uint count_upto[BINS];
+  __local ulong sum_upto[BINS];
+  __local uint scan_count[2][SEG_GROUP];
+  __local ulong scan_sum[2][SEG_GROUP];
+  __local int value_range[2];  // the window's min and max
+  const int lid = get_local_id(0);
+  const int y = get_group_id(1);
+  const int x_begin = get_group_id(0) * span;
+  const int x_end = min(width, x_begin + span);
+  const int y0 = max(0, y - radius);
+  const int rows = min(height, y + radius + 1) - y0;
+
+  for (int b = lid; b < BINS; b += SEG_GROUP) hist[b] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  {  // the first pixel's window
+    const int x0 = max(0, x_begin - radius);
+    const int columns = min(width, x_begin + radius + 1) - x0;
+    for (int i = lid; i < rows * columns; i += SEG_GROUP) {
+      const int r = i / columns;
+      atomic_inc(&hist[gray[(size_t)(y0 + r) * width + x0 + (i - r * columns)]]);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  for (int x = x_begin; x < x_end; ++x) {
+    if (x > x_begin) {  // slide: column x + radius enters, x - radius - 1 leaves
+      const int enter = x + radius;
+      const int leave = x - radius - 1;
+      for (int r = lid; r < rows; r += SEG_GROUP) {
+        const size_t row = (size_t)(y0 + r) * width;
+        if (enter < width) atomic_inc(&hist[gray[row + enter]]);
+        if (leave >= 0) atomic_dec(&hist[gray[row + leave]]);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    // Inclusive scan of the items' bin totals (Hillis-Steele, double-buffered).
+    const int first_bin = lid * BINS_PER_ITEM;
+    uint count = 0;
+    ulong sum = 0;
+    for (int b = first_bin; b < first_bin + BINS_PER_ITEM; ++b) {
+      count += hist[b];
+      sum += (ulong)b * hist[b];
+    }
+    scan_count[0][lid] = count;
+    scan_sum[0][lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int from = 0;
+    for (int step = 1; step < SEG_GROUP; step <<= 1) {
+      const bool add = lid >= step;
+      scan_count[1 - from][lid] = scan_count[from][lid] + (add ? scan_count[from][lid - step] : 0);
+      scan_sum[1 - from][lid] = scan_sum[from][lid] + (add ? scan_sum[from][lid - step] : 0);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      from = 1 - from;
+    }
+    const uint total = scan_count[from][SEG_GROUP - 1];
+    count = lid > 0 ? scan_count[from][lid - 1] : 0;
+    sum = lid > 0 ? scan_sum[from][lid - 1] : 0;
+    for (int b = first_bin; b < first_bin + BINS_PER_ITEM; ++b) {
+      const uint before = count;
+      count += hist[b];
+      sum += (ulong)b * hist[b];
+      count_upto[b] = count;
+      sum_upto[b] = sum;
+      if (hist[b] != 0 && before == 0) value_range[0] = b;
+      if (hist[b] != 0 && count == total) value_range[1] = b;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      const int t = value_range[1] - value_range[0] < min_contrast
+                        ? global_threshold
+                        : isodata_from_prefix(count_upto, sum_upto);
+      const size_t at = (size_t)y * width + x;
+      dst[at] = gray[at] > t ? FOREGROUND : BACKGROUND;
+    }
+    // The next pixel's slide changes only hist, which nobody reads past the barrier above; its
+    // scan rewrites the prefix arrays only after barriers that item 0 reaches when done.
+  }
+}

@@ -1,0 +1,89 @@
+// sobel on the gray plane (1 channel): gx, gy of the 3x3 Sobel operators, output by mode
+// (filter_math's sobel_value): magnitude = min(255, round(sqrt(gx^2 + gy^2))) exactly, l1, dx,
+// dy. Two schedules: one pixel per work item, and 16 pixels per work item with vload16.
+
+// round(sqrt(n)) in integers: the float root corrected to floor(sqrt(n)) = k, then k + 1 when
+// n > k^2 + k (filter_math's isqrt_round). n <= 2 * 1020^2 < 2^24 is exact as a float.
+inline int isqrt_round(int n) {
+  int k = (int)sqrt((float)n);
+  while (k * k > n) --k;
+  while ((k + 1) * (k + 1) <= n) ++k;
+  return n > k * k + k ? k + 1 : k;
+}
+
+inline uchar sobel_value(int gx, int gy, int mode) {
+  const int ax = abs(gx);
+  const int ay = abs(gy);
+  if (mode == SOBEL_L1) return convert_uchar_sat(ax + ay);
+  if (mode == SOBEL_DX) return convert_uchar_sat(ax);
+  if (mode == SOBEL_DY) return convert_uchar_sat(ay);
+  return convert_uchar_sat(isqrt_round(ax * ax + ay * ay));
+}
+
+inline uchar sobel_at(__global const uchar* gray, int x, int y, int width, int height,
+                      int border_kind, int border_value, int mode) {
+  int v[3][3];
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 3; ++i) {
+      v[j][i] = bordered_sample(gray, x + i - 1, y + j - 1, 0, width, height, border_kind,
+                                border_value);
+    }
+  }
+  const int gx = (v[0][2] + 2 * v[1][2] + v[2][2]) - (v[0][0] + 2 * v[1][0] + v[2][0]);
+  const int gy = (v[2][0] + 2 * v[2][1] + v[2][2]) - (v[0][0] + 2 * v[0][1] + v[0][2]);
+  return sobel_value(gx, gy, mode);
+}
+
+__kernel void sobel_scalar(__global const uchar* gray, __global uchar* dst, int width, int height,
+                           int border_kind, int border_value, int mode) {
+  const int x = get_global_id(0);
+  const int y = get_global_id(1);
+  if (x >= width || y >= height) return;
+  dst[(size_t)y * width + x] = sobel_at(gray, x, y, width, height, border_kind, border_value, mode);
+}
+
+#define LANES 16
+
+inline uchar16 sobel_values16(short16 gx, short16 gy, int mode) {
+  const int16 ax = convert_int16(abs(gx));
+  const int16 ay = convert_int16(abs(gy));
+  if (mode == SOBEL_L1) return convert_uchar16_sat(ax + ay);
+  if (mode == SOBEL_DX) return convert_uchar16_sat(ax);
+  if (mode == SOBEL_DY) return convert_uchar16_sat(ay);
+  const int16 n = ax * ax + ay * ay;
+  int16 k = convert_int16(sqrt(convert_float16(n)));
+  k = select(k, k - 1, k * k > n);  // the float root is within one of floor(sqrt(n))
+  k = select(k, k + 1, (k + 1) * (k + 1) <= n);
+  return convert_uchar16_sat(select(k, k + 1, n > k * k + k));
+}
+
+// vload16: pixels x0..x0+15 of row y. Inside the image, nine unaligned vload16 give the 3x3
+// neighbourhoods of all 16; at an image edge and in the row's tail each pixel takes the
+// scalar path.
+__kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int width,
+                            int height, int border_kind, int border_value, int mode) {
+  const int x0 = get_global_id(0) * LANES;
+  const int y = get_global_id(1);
+  if (x0 >= width || y >= height) return;
+  const size_t row = (size_t)y * width;
+  if (x0 >= 1 && x0 + LANES < width && y >= 1 && y + 1 < height) {
+    const __global uchar* mid = gray + row + x0;
+    const __global uchar* up = mid - width;
+    const __global uchar* down = mid + width;
+    const short16 l0 = convert_short16(vload16(0, up - 1));
+    const short16 c0 = convert_short16(vload16(0, up));
+    const short16 r0 = convert_short16(vload16(0, up + 1));
+    const short16 l1 = convert_short16(vload16(0, mid - 1));
+    const short16 r1 = convert_short16(vload16(0, mid + 1));
+    const short16 l2 = convert_short16(vload16(0, down - 1));
+    const short16 c2 = convert_short16(vload16(0, down));
+    const short16 r2 = convert_short16(vload16(0, down + 1));
+    const short16 gx = (r0 + (short)2 * r1 + r2) - (l0 + (short)2 * l1 + l2);
+    const short16 gy = (l2 + (short)2 * c2 + r2) - (l0 + (short)2 * c0 + r0);
+    vstore16(sobel_values16(gx, gy, mode), 0, dst + row + x0);
+    return;
+  }
+  for (int x = x0; x < min(x0 + LANES, width); ++x) {
+    dst[row + x] = sobel_at(gray, x, y, width, height, border_kind, border_value, mode);
+  }
+}

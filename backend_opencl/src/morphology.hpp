@@ -1,0 +1,74 @@
+// Morphology internals: the element's decompositions the kernels take (pure functions, tested
+// without a device) and what the buffer and image2d paths share.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "cl_runtime.hpp"
+#include "parfilter/filter_math.hpp"
+#include "parfilter/row_kernels.hpp"
+
+namespace parfilter::opencl {
+
+/// Element columns whose set rows are the same run [y0, y1): columns[first, first + count).
+struct ColumnGroup {
+  int y0 = 0;
+  int y1 = 0;
+  int first = 0;
+  int count = 0;
+};
+struct ColumnGroups {
+  std::vector<ColumnGroup> groups;  ///< shortest runs first, so that nested runs extend
+  std::vector<int> columns;
+};
+/// The element split by columns (a column with several runs joins several groups).
+[[nodiscard]] ColumnGroups column_groups(const StructuringElement& se);
+
+/// Consecutive element rows [y0, y1) with the same non-empty span [x0, x1).
+struct RowRun {
+  int y0 = 0;
+  int y1 = 0;
+  int x0 = 0;
+  int x1 = 0;
+};
+[[nodiscard]] std::vector<RowRun> row_runs(const StructuringElement& se);
+
+/// Whether every set pixel's box toward the anchor is set (each non-empty row span holds the
+/// anchor column, and spans grow toward the anchor row): then a sample clamped to the image
+/// edge is one the element covers anyway. True for rect, cross and ellipse.
+[[nodiscard]] bool closed_toward_anchor(const StructuringElement& se);
+
+/// floor(a / b) for b > 0.
+[[nodiscard]] int floor_div(int a, int b);
+/// The van Herk/Gil-Werman blocks of `window` positions covering x + offset, x in [0, length).
+[[nodiscard]] std::size_t vhgw_blocks(int length, int window, int offset);
+
+/// What every step of one morphology run shares: the shape, the element and its row spans on
+/// the device.
+struct MorphologySetup {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  StructuringElement se;
+  Buffer spans;  ///< cl_int2 per element row: [x0, x1)
+
+  [[nodiscard]] Range pixels() const {
+    return {static_cast<std::size_t>(width), static_cast<std::size_t>(height)};
+  }
+  /// The morphology program's build options for one step.
+  [[nodiscard]] Defines defines(kernels::MorphOp step, bool with_images = false) const;
+};
+
+/// The morphology program and morph_columns' tile: wide, so that the columns read around it
+/// (element width - 1 more) cost little next to the tile's own.
+inline constexpr std::string_view kMorphologyProgram = "morphology";
+inline constexpr Range kColumnTile{64, 4};
+
+/// The image2d variant: every step on images, from upload to download.
+[[nodiscard]] Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
+                                          const std::vector<kernels::MorphOp>& steps,
+                                          const ConstImageView& input);
+
+}  // namespace parfilter::opencl

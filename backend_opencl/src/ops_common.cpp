@@ -1,0 +1,129 @@
+// What several ops share: image transfers, the gray plane, device histograms, the variants.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "ops.hpp"
+
+namespace parfilter::opencl {
+namespace {
+
+constexpr std::string_view kHistogramProgram = "histogram";
+constexpr std::string_view kPointProgram = "point";
+/// Samples per histogram launch: the kernels count in 32 bits and index with uint.
+constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
+/// local-atomics: work-groups per compute unit, enough to hide memory latency.
+constexpr std::size_t kHistogramGroupsPerUnit = 8;
+/// two-kernel: work items per sub-histogram group, and the most sub-histograms (1 KiB each).
+constexpr std::size_t kSubHistogramGroup = 64;
+constexpr std::size_t kMaxSubHistograms = 16384;
+constexpr std::size_t kSamplesPerSubHistogram = 64;
+
+std::size_t ceil_div(std::uint64_t n, std::uint64_t d) {
+  return static_cast<std::size_t>((n + d - 1) / d);
+}
+
+/// One launch's histogram of at most kHistogramChunk samples, added to `total`.
+void add_chunk_histogram(Runtime& rt, const Buffer& buffer, cl_uint count, cl_int stride,
+                         cl_ulong offset, std::string_view method, HistogramBins& total) {
+  const Defines none;
+  const std::size_t bins_bytes = sizeof(cl_uint) * kHistogramBins;
+  Buffer hist = rt.buffer(bins_bytes, "histogram");
+  if (method == kHistogramTwoKernel) {
+    const std::size_t subs = std::clamp<std::size_t>(
+        ceil_div(ceil_div(count, kSamplesPerSubHistogram), kSubHistogramGroup) * kSubHistogramGroup,
+        kSubHistogramGroup, kMaxSubHistograms);
+    Buffer sub = rt.buffer(subs * bins_bytes, "sub-histograms");
+    rt.run(kHistogramProgram, "histogram_private", none, {subs, 1}, {kSubHistogramGroup, 1}, buffer,
+           count, stride, offset, sub);
+    rt.run(kHistogramProgram, "histogram_reduce", none, {kHistogramBins, 1}, {kHistogramBins, 1},
+           sub, static_cast<cl_uint>(subs), hist);
+  } else {
+    rt.zero(hist, bins_bytes, "histogram");
+    const std::size_t groups =
+        std::min(ceil_div(count, kGroup1d), rt.compute_units() * kHistogramGroupsPerUnit);
+    rt.run(kHistogramProgram, "histogram_local_atomics", none, {groups * kGroup1d, 1},
+           {kGroup1d, 1}, buffer, count, stride, offset, hist);
+  }
+  std::array<cl_uint, kHistogramBins> counts{};
+  rt.download(hist, counts.data(), bins_bytes, "histogram");
+  for (std::size_t v = 0; v < counts.size(); ++v) total[v] += counts[v];
+}
+
+}  // namespace
+
+std::vector<std::string> opencl_variants(Op op) {
+  const auto names = [](std::initializer_list<std::string_view> list) {
+    return std::vector<std::string>(list.begin(), list.end());
+  };
+  switch (op) {
+    case Op::gaussian:
+      return names({kGaussianSeparable, kGaussianDirect, kGaussianLut});
+    case Op::sobel:
+      return names({kSobelVload16, kSobelScalar});
+    case Op::sharpen:
+      return names({kSharpenVector, kSharpenNaive, kSharpenLocal});
+    case Op::histogram:
+      return names({kHistogramLocalAtomics, kHistogramTwoKernel});
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+      return names({kMorphColumns, kMorphNaive, kMorphImage2d, kMorphVhgw});
+    default:
+      return names({kDefaultVariant});
+  }
+}
+
+std::size_t image_bytes(int width, int height, int channels) {
+  return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) *
+         static_cast<std::size_t>(channels);
+}
+
+Defines image_defines(int channels) {
+  Defines d;
+  d.add("CN", channels).add("TILE_W", static_cast<long long>(kTile.x));
+  d.add("TILE_H", static_cast<long long>(kTile.y));
+  return d;
+}
+
+Buffer upload_image(Runtime& rt, const ConstImageView& input) {
+  const auto row_bytes = static_cast<std::size_t>(input.row_samples());
+  if (input.stride() == input.row_samples()) {
+    return rt.upload(input.first_row(), row_bytes * static_cast<std::size_t>(input.height()),
+                     "input image");
+  }
+  // Rows with padding between them: pack them first.
+  Image packed = Image::copy_of(input);
+  return rt.upload(packed.data(), packed.size_bytes(), "input image");
+}
+
+Image download_image(Runtime& rt, const Buffer& buffer, int width, int height, int channels) {
+  Image out(width, height, channels);
+  rt.download(buffer, out.data(), out.size_bytes(), "output image");
+  return out;
+}
+
+Buffer gray_plane(Runtime& rt, const Buffer& image, int width, int height, int channels) {
+  if (channels == 1) return image;
+  Buffer gray = rt.buffer(image_bytes(width, height, 1), "gray plane");
+  rt.run(kPointProgram, "gray_plane", image_defines(channels),
+         {static_cast<std::size_t>(width), static_cast<std::size_t>(height)}, kTile, image, gray,
+         width, height);
+  return gray;
+}
+
+HistogramBins device_histogram(Runtime& rt, const Buffer& buffer, std::uint64_t count, int stride,
+                               int offset, std::string_view method) {
+  HistogramBins total{};
+  for (std::uint64_t first = 0; first < count; first += kHistogramChunk) {
+    const auto chunk = static_cast<cl_uint>(std::min(kHistogramChunk, count - first));
+    add_chunk_histogram(rt, buffer, chunk, stride,
+                        static_cast<cl_ulong>(first * static_cast<std::uint64_t>(stride) +
+                                              static_cast<std::uint64_t>(offset)),
+                        method, total);
+  }
+  return total;
+}
+
+}  // namespace parfilter::opencl

@@ -1,0 +1,122 @@
+// histogram, equalize, otsu and segment: histograms on the device, tables and thresholds on
+// the host (filter_math), then a per-pixel kernel.
+#include <algorithm>
+#include <stdexcept>
+
+#include "ops.hpp"
+#include "parfilter/filter_math.hpp"
+
+namespace parfilter::opencl {
+namespace {
+
+constexpr std::string_view kPointProgram = "point";
+constexpr std::string_view kSegmentProgram = "segment";
+/// The histogram variant the ops built on histograms use.
+constexpr std::string_view kInternalHistogram = kHistogramLocalAtomics;
+/// segment_adaptive: work-group size (it must divide the 256 bins) and the shortest run of
+/// pixels a group walks; a run is at least as long as the window, so that filling the first
+/// window costs about as much as sliding it along the run.
+constexpr std::size_t kSegmentGroup = 64;
+constexpr int kMinSegmentSpan = 64;
+
+struct Shape {
+  int width;
+  int height;
+  int channels;
+  [[nodiscard]] std::uint64_t pixels() const {
+    return static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  }
+  [[nodiscard]] Range range() const {
+    return {static_cast<std::size_t>(width), static_cast<std::size_t>(height)};
+  }
+};
+
+Shape shape_of(const ConstImageView& input) {
+  return {input.width(), input.height(), input.channels()};
+}
+
+std::vector<HistogramBins> run_histogram(Runtime& rt, const ConstImageView& input,
+                                         const OpParams& params, std::string_view variant) {
+  const Shape s = shape_of(input);
+  const Buffer image = upload_image(rt, input);
+  if (!params.per_channel || s.channels == 1) {
+    const Buffer gray = gray_plane(rt, image, s.width, s.height, s.channels);
+    return {device_histogram(rt, gray, s.pixels(), 1, 0, variant)};
+  }
+  std::vector<HistogramBins> result;
+  for (int c = 0; c < s.channels; ++c) {
+    result.push_back(device_histogram(rt, image, s.pixels(), s.channels, c, variant));
+  }
+  return result;
+}
+
+Image run_equalize(Runtime& rt, const ConstImageView& input) {
+  const Shape s = shape_of(input);
+  const Buffer image = upload_image(rt, input);
+  const Defines defines = image_defines(s.channels);
+  Buffer out = rt.buffer(image_bytes(s.width, s.height, s.channels), "equalize output");
+  if (s.channels == 1) {
+    const auto lut =
+        equalize_lut(device_histogram(rt, image, s.pixels(), 1, 0, kInternalHistogram));
+    const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
+    rt.run(kPointProgram, "apply_lut", defines, s.range(), kTile, image, out, s.width, s.height,
+           lut_buffer);
+  } else {
+    Buffer luma = rt.buffer(image_bytes(s.width, s.height, 1), "luma plane");
+    rt.run(kPointProgram, "luma_plane", defines, s.range(), kTile, image, luma, s.width, s.height);
+    const auto lut = equalize_lut(device_histogram(rt, luma, s.pixels(), 1, 0, kInternalHistogram));
+    const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
+    rt.run(kPointProgram, "equalize_color", defines, s.range(), kTile, image, out, s.width,
+           s.height, lut_buffer);
+  }
+  return download_image(rt, out, s.width, s.height, s.channels);
+}
+
+OpOutput run_thresholding(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params) {
+  const Shape s = shape_of(input);
+  const Buffer image = upload_image(rt, input);
+  const Buffer gray = gray_plane(rt, image, s.width, s.height, s.channels);
+  const HistogramBins hist = device_histogram(rt, gray, s.pixels(), 1, 0, kInternalHistogram);
+  const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
+  Buffer out = rt.buffer(image_bytes(s.width, s.height, 1), "segment output");
+  if (op == Op::segment && params.adaptive) {
+    const int span = std::max(kMinSegmentSpan, params.window);
+    const auto runs = static_cast<std::size_t>((s.width + span - 1) / span);
+    Defines defines = image_defines(1);
+    defines.add("SEG_GROUP", static_cast<long long>(kSegmentGroup));
+    rt.run(kSegmentProgram, "segment_adaptive", defines,
+           {runs * kSegmentGroup, static_cast<std::size_t>(s.height)}, {kSegmentGroup, 1}, gray,
+           out, s.width, s.height, params.window / 2, span, params.min_contrast, threshold);
+  } else {
+    rt.run(kPointProgram, "threshold", image_defines(1), s.range(), kTile, gray, out, s.width,
+           s.height, threshold);
+  }
+  OpOutput output;
+  output.threshold = threshold;
+  output.image = download_image(rt, out, s.width, s.height, 1);
+  return output;
+}
+
+}  // namespace
+
+OpOutput run_histogram_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
+                          std::string_view variant) {
+  OpOutput output;
+  switch (op) {
+    case Op::histogram:
+      output.histogram = run_histogram(rt, input, params, variant);
+      break;
+    case Op::equalize:
+      output.image = run_equalize(rt, input);
+      break;
+    case Op::otsu:
+    case Op::segment:
+      output = run_thresholding(rt, op, input, params);
+      break;
+    default:
+      throw std::logic_error("run_histogram_op: not a histogram op");
+  }
+  return output;
+}
+
+}  // namespace parfilter::opencl

@@ -1,0 +1,130 @@
+// erode, dilate, open, close: the steps of morphology_steps (op_kernels.hpp), ping-ponging
+// between two device images. A step is one kernel (naive, columns), or a row and a column van
+// Herk/Gil-Werman pass per run of equal element rows (vhgw); image2d runs on images
+// (morphology_image.cpp).
+#include <stdexcept>
+
+#include "morphology.hpp"
+#include "ops.hpp"
+#include "parfilter/op_kernels.hpp"
+
+namespace parfilter::opencl {
+namespace {
+
+static_assert(sizeof(int) == sizeof(cl_int), "element tables are uploaded as int");
+
+/// Runs the steps of one variant on device buffers; holds the variant's tables.
+class BufferSteps {
+ public:
+  BufferSteps(Runtime& rt, const MorphologySetup& setup, std::string_view variant)
+      : rt_(rt), setup_(setup), variant_(variant) {
+    if (variant == kMorphColumns) {
+      const ColumnGroups groups = column_groups(setup.se);
+      std::vector<cl_int4> table;
+      for (const ColumnGroup& g : groups.groups) table.push_back({{g.y0, g.y1, g.first, g.count}});
+      group_count_ = static_cast<cl_int>(table.size());
+      groups_ = rt.upload(table.data(), table.size() * sizeof(cl_int4), "column groups");
+      columns_ =
+          rt.upload(groups.columns.data(), groups.columns.size() * sizeof(int), "element columns");
+    } else if (variant == kMorphVhgw) {
+      runs_ = row_runs(setup.se);
+      const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
+      rows_pass_ = rt.buffer(bytes, "vhgw row pass");
+      columns_pass_ = rt.buffer(bytes, "vhgw column pass");
+    } else if (variant != kMorphNaive) {
+      throw std::logic_error("BufferSteps: unknown morphology variant");
+    }
+  }
+
+  void run(kernels::MorphOp step, const Buffer& src, const Buffer& dst) {
+    const MorphologySetup& s = setup_;
+    const StructuringElement& se = s.se;
+    const Defines defines = s.defines(step);
+    if (variant_ == kMorphNaive) {
+      rt_.run(kMorphologyProgram, "morph_naive", defines, s.pixels(), kTile, src, dst, s.width,
+              s.height, s.spans, se.height, se.anchor_x, se.anchor_y);
+    } else if (variant_ == kMorphColumns) {
+      rt_.run(kMorphologyProgram, "morph_columns", defines, s.pixels(), kColumnTile, src, dst,
+              s.width, s.height, groups_, group_count_, columns_, se.width, se.anchor_x,
+              se.anchor_y);
+    } else {
+      run_vhgw(defines, src, dst);
+    }
+  }
+
+ private:
+  /// Per run of equal rows: the row pass over the run's span, then the column pass over the
+  /// run's rows, combined into dst (the first run writes it).
+  void run_vhgw(const Defines& defines, const Buffer& src, const Buffer& dst) {
+    const MorphologySetup& s = setup_;
+    const auto width = static_cast<std::size_t>(s.width);
+    const auto height = static_cast<std::size_t>(s.height);
+    for (std::size_t r = 0; r < runs_.size(); ++r) {
+      const RowRun& run = runs_[r];
+      const int row_window = run.x1 - run.x0;
+      const int row_offset = run.x0 - s.se.anchor_x;
+      const int column_window = run.y1 - run.y0;
+      const int column_offset = run.y0 - s.se.anchor_y;
+      rt_.run(kMorphologyProgram, "vhgw_rows", defines,
+              {vhgw_blocks(s.width, row_window, row_offset), height}, kTile, src, rows_pass_,
+              s.width, s.height, row_window, row_offset);
+      rt_.run(kMorphologyProgram, "vhgw_columns", defines,
+              {width, vhgw_blocks(s.height, column_window, column_offset)}, kTile, rows_pass_,
+              columns_pass_, dst, src, s.width, s.height, column_window, column_offset,
+              static_cast<cl_int>(r == 0 ? 1 : 0));
+    }
+  }
+
+  Runtime& rt_;
+  const MorphologySetup& setup_;
+  std::string_view variant_;
+  Buffer groups_;
+  Buffer columns_;
+  cl_int group_count_ = 0;
+  std::vector<RowRun> runs_;
+  Buffer rows_pass_;
+  Buffer columns_pass_;
+};
+
+Image run_buffers(Runtime& rt, const MorphologySetup& setup,
+                  const std::vector<kernels::MorphOp>& steps, const ConstImageView& input,
+                  std::string_view variant) {
+  const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
+  const Buffer in = upload_image(rt, input);
+  const Buffer ping_pong[2] = {rt.buffer(bytes, "morphology output"),
+                               rt.buffer(bytes, "morphology output")};
+  BufferSteps runner(rt, setup, variant);
+  const Buffer* src = &in;
+  int target = 0;
+  for (const kernels::MorphOp step : steps) {
+    runner.run(step, *src, ping_pong[target]);
+    src = &ping_pong[target];
+    target = 1 - target;
+  }
+  return download_image(rt, *src, setup.width, setup.height, setup.channels);
+}
+
+Buffer upload_spans(Runtime& rt, const StructuringElement& se) {
+  std::vector<cl_int2> spans(se.row_spans.size());
+  for (std::size_t j = 0; j < spans.size(); ++j) {
+    spans[j].s[0] = se.row_spans[j].x0;
+    spans[j].s[1] = se.row_spans[j].x1;
+  }
+  return rt.upload(spans.data(), spans.size() * sizeof(cl_int2), "element spans");
+}
+
+}  // namespace
+
+OpOutput run_morphology_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
+                           std::string_view variant) {
+  MorphologySetup setup{input.width(), input.height(), input.channels(),
+                        make_structuring_element(params.se), Buffer()};
+  setup.spans = upload_spans(rt, setup.se);
+  const std::vector<kernels::MorphOp> steps = morphology_steps(op, params.iterations);
+  OpOutput output;
+  output.image = variant == kMorphImage2d ? run_morphology_images(rt, setup, steps, input)
+                                          : run_buffers(rt, setup, steps, input, variant);
+  return output;
+}
+
+}  // namespace parfilter::opencl

@@ -1,0 +1,185 @@
+// The OpenCL backend's host-side logic that needs no device: device selection, error names,
+// the structuring-element decompositions the morphology kernels take.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cl_api.hpp"
+#include "cl_device.hpp"
+#include "morphology.hpp"
+#include "parfilter/error.hpp"
+
+namespace parfilter::opencl {
+namespace {
+
+// ---- device selection --------------------------------------------------------------------
+TEST(DeviceRequest, EnvironmentForms) {
+  const DeviceRequest both = parse_device_env("NVIDIA:H100");
+  EXPECT_EQ(both.platform, "NVIDIA");
+  EXPECT_EQ(both.device, "H100");
+  EXPECT_EQ(both.source, "PARFILTER_OPENCL_DEVICE=NVIDIA:H100");
+  const DeviceRequest platform_only = parse_device_env("pocl:");
+  EXPECT_EQ(platform_only.platform, "pocl");
+  EXPECT_EQ(platform_only.device, "");
+  const DeviceRequest device_only = parse_device_env("1");
+  EXPECT_EQ(device_only.platform, "");
+  EXPECT_EQ(device_only.device, "1");
+  const DeviceRequest leading_colon = parse_device_env(":gpu");
+  EXPECT_EQ(leading_colon.platform, "");
+  EXPECT_EQ(leading_colon.device, "gpu");
+}
+
+TEST(DeviceRequest, OptionsWinOverTheEnvironment) {
+  const DeviceRequest from_options = device_request({0, "", "cpu"}, "NVIDIA:");
+  EXPECT_EQ(from_options.platform, "");  // the environment is ignored entirely
+  EXPECT_EQ(from_options.device, "cpu");
+  EXPECT_EQ(from_options.source, "--platform/--device");
+  const DeviceRequest from_env = device_request({}, "NVIDIA:");
+  EXPECT_EQ(from_env.platform, "NVIDIA");
+  const DeviceRequest fallback = device_request({}, "");
+  EXPECT_TRUE(fallback.platform.empty() && fallback.device.empty());
+  EXPECT_EQ(device_request({}, nullptr).device, "");
+}
+
+/// Two platforms: a CPU-only one first, then one with a CPU and two GPUs.
+DeviceList two_platforms() {
+  DeviceList list;
+  list.platforms = {{nullptr, "Portable Computing Language", "The pocl project", "OpenCL 3.0"},
+                    {nullptr, "NVIDIA CUDA", "NVIDIA Corporation", "OpenCL 3.0 CUDA"}};
+  list.devices = {{nullptr, 0, 0, "pthread-skylake", "", "", CL_DEVICE_TYPE_CPU, 2, 0},
+                  {nullptr, 1, 0, "Some CPU", "", "", CL_DEVICE_TYPE_CPU, 8, 0},
+                  {nullptr, 1, 1, "NVIDIA H100 80GB HBM3", "", "", CL_DEVICE_TYPE_GPU, 132, 0},
+                  {nullptr, 1, 2, "NVIDIA H200", "", "", CL_DEVICE_TYPE_GPU, 132, 0}};
+  return list;
+}
+
+std::optional<std::size_t> chosen(const DeviceList& list, std::string platform,
+                                  std::string device) {
+  return choose_device(list, {std::move(platform), std::move(device), "test"}).device;
+}
+
+TEST(ChooseDevice, DefaultIsTheFirstGpuElseTheFirstDevice) {
+  const DeviceList list = two_platforms();
+  EXPECT_EQ(chosen(list, "", ""), 2U);
+  EXPECT_EQ(chosen(list, "pocl", ""), 0U);  // no GPU there: its first device
+}
+
+TEST(ChooseDevice, IndexCountsTheSelectedPlatformsDevices) {
+  const DeviceList list = two_platforms();
+  EXPECT_EQ(chosen(list, "", "0"), 0U);  // all platforms, in listing order
+  EXPECT_EQ(chosen(list, "", "3"), 3U);
+  EXPECT_EQ(chosen(list, "1", "0"), 1U);  // within platform 1
+  EXPECT_EQ(chosen(list, "nvidia", "2"), 3U);
+  EXPECT_FALSE(chosen(list, "1", "3"));
+  EXPECT_FALSE(chosen(list, "", "99999999999999999999999"));
+}
+
+TEST(ChooseDevice, NamesMatchCaseInsensitiveSubstringsOfNameVendorOrType) {
+  const DeviceList list = two_platforms();
+  EXPECT_EQ(chosen(list, "", "h200"), 3U);
+  EXPECT_EQ(chosen(list, "", "CPU"), 0U);  // the type matches too
+  EXPECT_EQ(chosen(list, "NVIDIA", "cpu"), 1U);
+  EXPECT_EQ(chosen(list, "Portable", ""), 0U);     // platform name
+  EXPECT_EQ(chosen(list, "corporation", ""), 2U);  // platform vendor
+}
+
+TEST(ChooseDevice, SaysWhyNothingMatches) {
+  const DeviceList list = two_platforms();
+  EXPECT_EQ(choose_device(DeviceList{}, {}).reason, "no OpenCL platform");
+  EXPECT_EQ(choose_device(list, {"AMD", "", ""}).reason, "no OpenCL platform matching 'AMD'");
+  EXPECT_EQ(choose_device(list, {"", "MI300", ""}).reason, "no OpenCL device matching 'MI300'");
+  EXPECT_EQ(choose_device(list, {"pocl", "gpu", ""}).reason,
+            "no OpenCL device matching 'gpu' on platform 'pocl'");
+  DeviceList empty_platform;
+  empty_platform.platforms = {{nullptr, "Empty", "Nobody", "OpenCL 1.2"}};
+  EXPECT_EQ(choose_device(empty_platform, {}).reason, "no OpenCL device");
+}
+
+TEST(ChooseDevice, ListingMarksTheChoice) {
+  const DeviceList list = two_platforms();
+  const DeviceRequest request{"", "h200", "--platform/--device"};
+  const std::string text = describe(list, request, choose_device(list, request));
+  EXPECT_NE(text.find("  * [3] device 2: NVIDIA H200 (GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("    [0] device 0: pthread-skylake (CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("platform 1: NVIDIA CUDA"), std::string::npos) << text;
+  const DeviceRequest none{"", "MI300", "test"};
+  EXPECT_NE(describe(list, none, choose_device(list, none)).find("no OpenCL device matching"),
+            std::string::npos);
+  EXPECT_NE(describe(DeviceList{}, {}, choose_device(DeviceList{}, {})).find("no OpenCL platform"),
+            std::string::npos);
+}
+
+// ---- errors ------------------------------------------------------------------------------
+TEST(ClErrors, NameTheCallAndTheCode) {
+  EXPECT_EQ(error_name(CL_INVALID_WORK_GROUP_SIZE), "CL_INVALID_WORK_GROUP_SIZE");
+  EXPECT_EQ(error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+  EXPECT_EQ(error_name(-12345), "CL error -12345");
+  try {
+    check(CL_INVALID_WORK_GROUP_SIZE, call_name("clEnqueueNDRangeKernel", "sharpen_local"));
+    FAIL() << "check did not throw";
+  } catch (const RuntimeError& e) {
+    EXPECT_STREQ(e.what(), "clEnqueueNDRangeKernel(sharpen_local): CL_INVALID_WORK_GROUP_SIZE");
+  }
+  EXPECT_NO_THROW(check(CL_SUCCESS, "clFinish"));
+}
+
+// ---- structuring-element plans -----------------------------------------------------------
+TEST(MorphologyPlan, ColumnGroupsOfACross) {
+  const ColumnGroups cross = column_groups(make_structuring_element({SeShape::cross, 5, 3}));
+  ASSERT_EQ(cross.groups.size(), 2U);
+  // The short run (the middle row, columns 0 1 3 4) first, then the full middle column.
+  EXPECT_EQ(cross.groups[0].y0, 1);
+  EXPECT_EQ(cross.groups[0].y1, 2);
+  EXPECT_EQ(cross.groups[0].count, 4);
+  EXPECT_EQ(cross.groups[1].y0, 0);
+  EXPECT_EQ(cross.groups[1].y1, 3);
+  EXPECT_EQ(cross.columns, (std::vector<int>{0, 1, 3, 4, 2}));
+}
+
+TEST(MorphologyPlan, EveryShapeIsCoveredOnceAndClosedTowardItsAnchor) {
+  for (const SeShape shape : {SeShape::rect, SeShape::cross, SeShape::ellipse}) {
+    for (int w = 1; w <= 15; ++w) {
+      for (int h = 1; h <= 15; ++h) {
+        const StructuringElement se = make_structuring_element({shape, w, h});
+        EXPECT_TRUE(closed_toward_anchor(se)) << to_string(SeSpec{shape, w, h});
+        std::vector<int> covered(se.mask.size(), 0);
+        const ColumnGroups groups = column_groups(se);
+        for (const ColumnGroup& g : groups.groups) {
+          for (int k = g.first; k < g.first + g.count; ++k) {
+            for (int y = g.y0; y < g.y1; ++y) ++covered[y * w + groups.columns[k]];
+          }
+        }
+        for (const RowRun& run : row_runs(se)) {
+          for (int y = run.y0; y < run.y1; ++y) {
+            for (int x = run.x0; x < run.x1; ++x) covered[y * w + x] += 2;
+          }
+        }
+        for (std::size_t i = 0; i < covered.size(); ++i) {
+          EXPECT_EQ(covered[i], se.mask[i] != 0 ? 3 : 0) << to_string(SeSpec{shape, w, h});
+        }
+      }
+    }
+  }
+}
+
+TEST(MorphologyPlan, AnElementNotClosedTowardItsAnchorIsDetected) {
+  StructuringElement ring = make_structuring_element({SeShape::rect, 3, 3});
+  ring.row_spans[1] = {0, 1};  // the middle row no longer holds the anchor column
+  EXPECT_FALSE(closed_toward_anchor(ring));
+  StructuringElement hourglass = make_structuring_element({SeShape::rect, 3, 3});
+  hourglass.row_spans[1] = {1, 2};  // narrower than the rows above and below it
+  EXPECT_FALSE(closed_toward_anchor(hourglass));
+}
+
+TEST(MorphologyPlan, VanHerkBlocks) {
+  EXPECT_EQ(floor_div(-1, 3), -1);
+  EXPECT_EQ(floor_div(-3, 3), -1);
+  EXPECT_EQ(floor_div(-4, 3), -2);
+  EXPECT_EQ(floor_div(4, 3), 1);
+  EXPECT_EQ(vhgw_blocks(10, 3, -1), 4U);  // positions -1..8: blocks -1, 0, 1, 2
+  EXPECT_EQ(vhgw_blocks(1, 255, -127), 1U);
+  EXPECT_EQ(vhgw_blocks(9, 3, 0), 3U);
+}
+
+}  // namespace
+}  // namespace parfilter::opencl
