@@ -58,10 +58,11 @@ struct Case {
 };
 
 const std::vector<Shape>& synthetic_shapes() {
+  // 67x5: the CPU kernels' vector loops with odd tails, transposes with a partial tile.
   static const std::vector<Shape> shapes = {
-      {"1x1", 1, 1, ""},   {"1x7", 1, 7, ""},     {"7x1", 7, 1, ""},
-      {"2x2", 2, 2, ""},   {"3x5", 3, 5, ""},     {"4x4", 4, 4, ""},
-      {"17x9", 17, 9, ""}, {"33x31", 33, 31, ""}, {"64x48", 64, 48, ""}};
+      {"1x1", 1, 1, ""},     {"1x7", 1, 7, ""},  {"7x1", 7, 1, ""},   {"2x2", 2, 2, ""},
+      {"3x5", 3, 5, ""},     {"4x4", 4, 4, ""},  {"17x9", 17, 9, ""}, {"33x31", 33, 31, ""},
+      {"64x48", 64, 48, ""}, {"67x5", 67, 5, ""}};
   return shapes;
 }
 
@@ -144,6 +145,45 @@ std::vector<ParamSet> param_sets(Op op) {
               with("rect3x3_iter2", se(SeShape::rect, 3, 3, 2))};
     default:
       return {with("default", [](OpParams&) {})};
+  }
+}
+
+/// More parameter sets for the CPU kernels' paths (large, even and line elements, elements
+/// larger than the image, window sizes), run by the slice-safety test through run_cpu_op: every
+/// CPU backend runs the same kernels, so one scheduler family covers them.
+std::vector<ParamSet> kernel_param_sets(Op op) {
+  const auto se = [](SeShape shape, int w, int h, int iterations = 1) {
+    return [=](OpParams& p) {
+      p.se = {shape, w, h};
+      p.iterations = iterations;
+    };
+  };
+  const auto adaptive = [](int window, int min_contrast) {
+    return [=](OpParams& p) {
+      p.adaptive = true;
+      p.window = window;
+      p.min_contrast = min_contrast;
+    };
+  };
+  switch (op) {
+    case Op::segment:
+      return {with("adaptive_w1", adaptive(1, 0)),
+              with("adaptive_w9_contrast256", adaptive(9, 256)),
+              with("adaptive_w101", adaptive(101, 1))};
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+      return {with("rect15x15", se(SeShape::rect, 15, 15)),
+              with("rect31x31", se(SeShape::rect, 31, 31)),
+              with("rect12x6_iter2", se(SeShape::rect, 12, 6, 2)),
+              with("rect1x9", se(SeShape::rect, 1, 9)),
+              with("rect9x1", se(SeShape::rect, 9, 1)),
+              with("cross31x31", se(SeShape::cross, 31, 31)),
+              with("ellipse31x31", se(SeShape::ellipse, 31, 31)),
+              with("ellipse16x12", se(SeShape::ellipse, 16, 12))};
+    default:
+      return {};
   }
 }
 
@@ -386,8 +426,9 @@ class SplittingScheduler final : public RowScheduler {
 
 /// Every op and parameter set on odd shapes, through run_cpu_op with many small blocks.
 TEST(SliceSafety, RunCpuOpWithSmallAndUnevenBlocks) {
-  const std::vector<Shape> shapes = {
-      {"1x7", 1, 7, ""}, {"4x4", 4, 4, ""}, {"17x9", 17, 9, ""}, {"33x31", 33, 31, ""}};
+  const std::vector<Shape> shapes = {{"1x7", 1, 7, ""},     {"4x4", 4, 4, ""},
+                                     {"5x6", 5, 6, ""},     {"17x9", 17, 9, ""},
+                                     {"33x31", 33, 31, ""}, {"67x5", 67, 5, ""}};
   for (const auto split :
        {SplittingScheduler::Split::one_row, SplittingScheduler::Split::three_uneven}) {
     for (const Shape& shape : shapes) {
@@ -395,8 +436,10 @@ TEST(SliceSafety, RunCpuOpWithSmallAndUnevenBlocks) {
       for (const int channels : kChannelCounts) {
         const Image& input = input_image(shape, channels);
         for (const Op op : kAllOps) {
+          std::vector<ParamSet> params_to_run = param_sets(op);
+          for (ParamSet& extra : kernel_param_sets(op)) params_to_run.push_back(std::move(extra));
           for (const std::string& variant : cpu_variants(op)) {
-            for (const ParamSet& param : param_sets(op)) {
+            for (const ParamSet& param : params_to_run) {
               for (const BorderMode border : kBorders) {
                 if (!uses_border(op) && border != kBorders[0]) continue;
                 Case c{"slice", 0, op, variant, shape, channels, uses_border(op), param};
@@ -480,21 +523,45 @@ std::vector<KernelCase> kernel_cases() {
                        kernels::sharpen_rows(src, dst, rows, border);
                      }});
   }
-  for (const SeSpec spec : {SeSpec{SeShape::rect, 4, 4}, SeSpec{SeShape::ellipse, 7, 5}}) {
-    for (const Op op : {Op::erode, Op::dilate}) {
-      OpParams p;
-      p.se = spec;
-      const auto se = make_structuring_element(spec);
-      const auto morph = op == Op::erode ? kernels::MorphOp::erode : kernels::MorphOp::dilate;
-      cases.push_back({std::string(op_name(op)) + "_" + sanitize(to_string(spec)), op, p, 4,
-                       [se](RowRange rows, int height) {
-                         return RowRange{
-                             std::max(0, rows.begin - kernels::morphology_halo_above(se)),
-                             std::min(height, rows.end + kernels::morphology_halo_below(se))};
-                       },
-                       [=](auto& src, auto& dst, RowRange rows, const OpOutput&) {
-                         kernels::morphology_rows(src, dst, rows, se, morph);
-                       }});
+  for (const BorderMode border : {kBorders[1], kBorders[3]}) {
+    OpParams p;
+    p.border = border;
+    const std::string b = border_label(border);
+    const auto halo = [](int h) {
+      return [h](RowRange rows, int height) { return kernels::widen(rows, h, height); };
+    };
+    cases.push_back({"sobel_naive_" + b, Op::sobel, p, 1, halo(kernels::kSobelHalo),
+                     [=](auto& src, auto& dst, RowRange rows, const OpOutput&) {
+                       kernels::sobel_naive_rows(src, dst, rows, border, SobelOutput::magnitude);
+                     }});
+    cases.push_back({"sharpen_naive_" + b, Op::sharpen, p, 4, halo(kernels::kSharpenHalo),
+                     [=](auto& src, auto& dst, RowRange rows, const OpOutput&) {
+                       kernels::sharpen_naive_rows(src, dst, rows, border);
+                     }});
+  }
+  using kernels::MorphMethod;
+  for (const SeSpec spec : {SeSpec{SeShape::rect, 4, 4}, SeSpec{SeShape::ellipse, 7, 5},
+                            SeSpec{SeShape::rect, 15, 15}, SeSpec{SeShape::cross, 9, 6}}) {
+    for (const MorphMethod method :
+         {MorphMethod::fastest, MorphMethod::vhgw, MorphMethod::separable, MorphMethod::naive}) {
+      for (const Op op : {Op::erode, Op::dilate}) {
+        OpParams p;
+        p.se = spec;
+        const auto se = make_structuring_element(spec);
+        const auto morph = op == Op::erode ? kernels::MorphOp::erode : kernels::MorphOp::dilate;
+        cases.push_back(
+            {joined(
+                 {op_name(op), sanitize(to_string(spec)), std::to_string(static_cast<int>(method))},
+                 "_"),
+             op, p, 4,
+             [se](RowRange rows, int height) {
+               return RowRange{std::max(0, rows.begin - kernels::morphology_halo_above(se)),
+                               std::min(height, rows.end + kernels::morphology_halo_below(se))};
+             },
+             [=](auto& src, auto& dst, RowRange rows, const OpOutput&) {
+               kernels::morphology_rows(src, dst, rows, se, morph, method);
+             }});
+      }
     }
   }
   OpParams adaptive;
@@ -519,7 +586,8 @@ std::vector<KernelCase> kernel_cases() {
 /// Each neighbourhood kernel, given only its block's rows plus halo, gives the reference's
 /// bytes, for one-row blocks and uneven blocks.
 TEST(SliceSafety, KernelsReadOnlyTheirHalo) {
-  const std::vector<Shape> shapes = {{"1x7", 1, 7, ""}, {"17x9", 17, 9, ""}, {"33x31", 33, 31, ""}};
+  const std::vector<Shape> shapes = {
+      {"1x7", 1, 7, ""}, {"17x9", 17, 9, ""}, {"33x31", 33, 31, ""}, {"67x5", 67, 5, ""}};
   for (const KernelCase& kc : kernel_cases()) {
     for (const Shape& shape : shapes) {
       const Image& input = input_image(shape, kc.channels);
