@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -109,6 +110,10 @@ void save_job_output(const Session& session, const Job& job, const OpOutput& out
 /// Checks the output path, loads, runs (args.repeat times) and saves one job, then prints the
 /// threshold and timings asked for. Throws an error whose message names the file.
 void run_job(const Session& session, const Job& job);
+
+/// A failure of the backend while computing `job`, as compute_job throws it (naming the input).
+[[nodiscard]] std::exception_ptr job_compute_failure(const Job& job,
+                                                     const std::exception_ptr& failure);
 
 /// The JobRunner of a session (cli_runner.cpp); run_in_turn is cli_main's own loop.
 [[nodiscard]] std::unique_ptr<JobRunner> make_job_runner(const Session& session,

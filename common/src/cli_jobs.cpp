@@ -239,6 +239,15 @@ void run_job(const Session& s, const Job& job) {
       job_report(s, job, computed.output, job_stage_times(load_ms, computed.times, save_ms)));
 }
 
+std::exception_ptr job_compute_failure(const Job& job, const std::exception_ptr& failure) {
+  try {
+    naming_file(job.input, [&] { std::rethrow_exception(failure); });
+  } catch (...) {
+    return std::current_exception();
+  }
+  return failure;
+}
+
 std::vector<Job> make_jobs(Op op, const CliArgs& args) {
   if (args.out_dir.empty()) {
     if (!args.format.empty()) throw UsageError("--format needs --out-dir");

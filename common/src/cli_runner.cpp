@@ -1,8 +1,10 @@
 // The JobRunner over one invocation's session: the stages of cli_jobs.cpp, and the loop that
 // runs every job in turn when the executable gives no JobDriver.
+#include <chrono>
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +65,9 @@ class SessionRunner final : public JobRunner {
 
   [[nodiscard]] int run_in_turn() const override {
     if (batch()) create_out_dir();
+    // A batch goes through Backend::run_batch, which a device backend overlaps; --repeat (a
+    // timing tool) runs each job in turn.
+    if (batch() && s_.args.repeat == 1) return run_batch();
     int exit_code = kExitSuccess;
     for (std::size_t i = 0; i < jobs_.size(); ++i) {
       progress(i, jobs_.size(), jobs_[i].input);
@@ -79,6 +84,51 @@ class SessionRunner final : public JobRunner {
   }
 
  private:
+  /// The batch through Backend::run_batch: each job loaded when the backend asks for it,
+  /// computed once, then saved and reported, in input order.
+  [[nodiscard]] int run_batch() const {
+    int exit_code = kExitSuccess;
+    const auto fail = [&](const std::exception_ptr& failure) {
+      error(failure_message(failure));
+      exit_code = worst_exit_code(exit_code, exit_code_for(failure));
+    };
+    std::vector<double> load_ms(jobs_.size(), 0.0);
+    BatchCallbacks callbacks;
+    callbacks.load = [&](std::size_t i) -> std::optional<Image> {
+      progress(i, jobs_.size(), jobs_[i].input);
+      try {
+        const auto start = Clock::now();
+        Image image = load(jobs_[i]);
+        load_ms[i] = ms_since(start);
+        return image;
+      } catch (...) {
+        fail(std::current_exception());
+        return std::nullopt;
+      }
+    };
+    callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes& times) {
+      try {
+        const auto start = Clock::now();
+        save(jobs_[i], output);
+        const double save_ms = ms_since(start);
+        print(report(jobs_[i], output, stage_times(load_ms[i], times, save_ms)));
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    };
+    callbacks.failed = [&](std::size_t i, const std::exception_ptr& failure) {
+      fail(job_compute_failure(jobs_[i], failure));
+    };
+    s_.backend.run_batch(s_.op, s_.params, jobs_.size(), callbacks);
+    clear_progress();
+    return exit_code;
+  }
+
+  using Clock = std::chrono::steady_clock;
+  static double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  }
+
   static std::string failure_message(const std::exception_ptr& failure) {
     try {
       std::rethrow_exception(failure);

@@ -1,6 +1,9 @@
 // The backend interface and the registry of built backends.
 #pragma once
 
+#include <cstddef>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -37,6 +40,16 @@ struct BackendOptions {
   std::string device;    ///< device backends: device index or name substring; empty = default
 };
 
+/// How Backend::run_batch gets a batch's inputs and hands back its results.
+struct BatchCallbacks {
+  /// Input `index`, or nullopt when it could not be loaded (the caller has reported why).
+  std::function<std::optional<Image>(std::size_t index)> load;
+  /// The result of input `index`, with the stage times of its run; called in input order.
+  std::function<void(std::size_t index, OpOutput&& output, const StageTimes& times)> done;
+  /// A failure while running input `index` (after it was loaded).
+  std::function<void(std::size_t index, std::exception_ptr failure)> failed;
+};
+
 /// One framework's implementation of the whole op set.
 class Backend {
  public:
@@ -60,6 +73,13 @@ class Backend {
   /// or bad parameters, RuntimeError for a device failure. Fills `times` when given.
   virtual OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                        StageTimes* times = nullptr) = 0;
+
+  /// Runs `op` on inputs 0 .. count - 1 of a batch, loading each through callbacks.load when
+  /// it is needed and handing each result to callbacks.done, in input order. The default
+  /// runs them one after another through run(); a device backend may overlap one input's
+  /// upload with the kernels and downloads of the inputs before it.
+  virtual void run_batch(Op op, const OpParams& params, std::size_t count,
+                         const BatchCallbacks& callbacks);
 };
 
 using BackendFactory = std::unique_ptr<Backend> (*)(const BackendOptions&);
