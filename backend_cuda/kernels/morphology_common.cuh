@@ -1,0 +1,61 @@
+// Helpers shared by the morphology kernels: pixels as 32-bit words (C bytes used), the min or
+// max of two pixels per channel, and the neutral value that stands for "outside the image"
+// (erosion ignores pixels outside by seeing 255, dilation by seeing 0).
+#pragma once
+
+#include "device_common.cuh"
+
+namespace parfilter::cuda {
+
+template <MorphOp Op>
+struct Morph {
+  static constexpr std::uint32_t kNeutral = Op == MorphOp::erode ? 0xFFFFFFFFU : 0U;
+  /// Per byte: min for erosion, max for dilation.
+  __device__ static __forceinline__ std::uint32_t combine(std::uint32_t a, std::uint32_t b) {
+    if constexpr (Op == MorphOp::erode) {
+      return __vminu4(a, b);
+    } else {
+      return __vmaxu4(a, b);
+    }
+  }
+};
+
+template <int C>
+__device__ __forceinline__ std::uint32_t load_pixel(const std::uint8_t* row, int x) {
+  if constexpr (C == 4) {
+    return reinterpret_cast<const std::uint32_t*>(row)[x];
+  } else if constexpr (C == 3) {
+    const std::uint8_t* p = row + 3 * x;
+    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+           (static_cast<std::uint32_t>(p[2]) << 16);
+  } else {
+    return row[x];
+  }
+}
+
+template <int C>
+__device__ __forceinline__ void store_pixel(std::uint8_t* row, int x, std::uint32_t v) {
+  if constexpr (C == 4) {
+    reinterpret_cast<std::uint32_t*>(row)[x] = v;
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; ++c) row[C * x + c] = static_cast<std::uint8_t>(v >> (8 * c));
+  }
+}
+
+/// The pixel at (x, y), or the neutral value outside the image.
+template <int C, MorphOp Op>
+__device__ __forceinline__ std::uint32_t pixel_or_neutral(const DeviceImage& img, int x, int y) {
+  if (x < 0 || x >= img.width || y < 0 || y >= img.height) return Morph<Op>::kNeutral;
+  return load_pixel<C>(row_of(img, y), x);
+}
+
+/// Stores a result; for RGBA the alpha byte comes from `alpha_src` at the same pixel.
+template <int C>
+__device__ __forceinline__ void store_result(const DeviceImage& out, const DeviceImage& alpha_src,
+                                             int x, int y, std::uint32_t v) {
+  if constexpr (C == 4) v = with_alpha(v, load_pixel<4>(row_of(alpha_src, y), x));
+  store_pixel<C>(mutable_row(out, y), x, v);
+}
+
+}  // namespace parfilter::cuda

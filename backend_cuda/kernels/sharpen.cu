@@ -1,0 +1,175 @@
+// sharpen = sat(5 c - up - down - left - right) per channel, alpha copied, in three variants:
+//   naive  - a thread per sample, five bordered reads;
+//   vector - a thread per quad (four pixels, one 16-byte load for RGBA) sliding down several
+//            rows; the five neighbours are whole words and the arithmetic runs on two samples
+//            per register (16-bit lanes, offset by 1020 so no lane borrows), then saturates
+//            with the 16-bit min/max instructions and packs back to bytes;
+//   tile   - a shared-memory tile with a 1-pixel apron, a thread per pixel.
+#include "device_common.cuh"
+
+namespace parfilter::cuda {
+namespace {
+
+constexpr int kCentreWeight = 5;
+constexpr int kBlock = 256;
+constexpr int kVectorRows = 4;  ///< rows each vector thread slides over
+constexpr int kTileX = 32;
+constexpr int kTileY = 8;
+constexpr int kApron = 1;
+
+/// The sharpened sample at (x, y, c) through the border.
+template <int C>
+__device__ __forceinline__ std::uint8_t sharpen_sample(const DeviceImage& in, int x, int y, int c,
+                                                       BorderMode border) {
+  if (C == 4 && c == kAlphaChannel) return row_of(in, y)[x * C + c];
+  const int v =
+      kCentreWeight * bordered_sample<C>(in, x, y, c, border) -
+      bordered_sample<C>(in, x, y - 1, c, border) - bordered_sample<C>(in, x, y + 1, c, border) -
+      bordered_sample<C>(in, x - 1, y, c, border) - bordered_sample<C>(in, x + 1, y, c, border);
+  return static_cast<std::uint8_t>(min(max(v, 0), kMaxSample));
+}
+
+template <int C>
+__global__ void sharpen_naive_kernel(DeviceImage in, DeviceImage out, BorderMode border) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y);
+  if (i >= in.width * C) return;
+  mutable_row(out, y)[i] = sharpen_sample<C>(in, i / C, y, i % C, border);
+}
+
+/// One word of 4 samples: sat(5 c - u - d - l - r) per byte, two bytes per 16-bit lane pair.
+__device__ __forceinline__ std::uint32_t sharpen_word(std::uint32_t c, std::uint32_t u,
+                                                      std::uint32_t d, std::uint32_t l,
+                                                      std::uint32_t r) {
+  constexpr std::uint32_t kOffset = 0x03FC03FCU;  // 1020 = 4 * 255 in each lane: never negative
+  constexpr std::uint32_t kTop = kOffset + 0x00FF00FFU;
+  std::uint32_t even = kCentreWeight * even_lanes(c) + kOffset - even_lanes(u) - even_lanes(d) -
+                       even_lanes(l) - even_lanes(r);
+  std::uint32_t odd = kCentreWeight * odd_lanes(c) + kOffset - odd_lanes(u) - odd_lanes(d) -
+                      odd_lanes(l) - odd_lanes(r);
+  even = __vminu2(__vmaxu2(even, kOffset), kTop) - kOffset;
+  odd = __vminu2(__vmaxu2(odd, kOffset), kTop) - kOffset;
+  return merge_lanes(even, odd);
+}
+
+/// Quad qx of row y through the vertical border (a constant row is V everywhere).
+template <int C>
+__device__ __forceinline__ Quad<C> bordered_quad(const DeviceImage& in, int qx, int y,
+                                                 BorderMode border) {
+  const int by = border_index_dev(y, in.height, border.kind);
+  if (by < 0) {
+    Quad<C> q;
+#pragma unroll
+    for (int i = 0; i < C; ++i) q.w[i] = splat_byte(border.value);
+    return q;
+  }
+  return load_quad<C>(row_of(in, by), qx);
+}
+
+template <int C>
+__global__ void sharpen_vector_kernel(DeviceImage in, DeviceImage out, BorderMode border) {
+  const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y0 = static_cast<int>(blockIdx.y) * kVectorRows;
+  const int x0 = kQuadPixels * qx;
+  if (x0 >= in.width) return;
+  const int y1 = min(y0 + kVectorRows, in.height);
+  // Interior: the word before the quad and the word after it lie inside the row.
+  const bool interior = qx >= 1 && (C * qx + C + 1) * kQuadPixels <= in.width * C;
+  if (!interior) {
+    const int x1 = min(x0 + kQuadPixels, in.width);
+    for (int y = y0; y < y1; ++y) {
+      for (int i = x0 * C; i < x1 * C; ++i) {
+        mutable_row(out, y)[i] = sharpen_sample<C>(in, i / C, y, i % C, border);
+      }
+    }
+    return;
+  }
+  Quad<C> up = bordered_quad<C>(in, qx, y0 - 1, border);
+  Quad<C> centre = load_quad<C>(row_of(in, y0), qx);
+  for (int y = y0; y < y1; ++y) {
+    const Quad<C> down = bordered_quad<C>(in, qx, y + 1, border);
+    const auto* words = reinterpret_cast<const std::uint32_t*>(row_of(in, y)) + C * qx;
+    // The centre row as a byte stream: the word before the quad, the quad, the word after.
+    std::uint32_t stream[C + 2];
+    stream[0] = words[-1];
+#pragma unroll
+    for (int m = 0; m < C; ++m) stream[m + 1] = centre.w[m];
+    stream[C + 1] = words[C];
+    Quad<C> result;
+#pragma unroll
+    for (int m = 0; m < C; ++m) {
+      const int at = kQuadPixels * (m + 1);  // byte offset of word m in the stream
+      result.w[m] = sharpen_word(centre.w[m], up.w[m], down.w[m], stream_word(stream, at - C),
+                                 stream_word(stream, at + C));
+      if (C == 4) result.w[m] = with_alpha(result.w[m], centre.w[m]);
+    }
+    store_quad<C>(mutable_row(out, y), qx, result);
+    up = centre;
+    centre = down;
+  }
+}
+
+template <int C>
+__global__ void sharpen_tile_kernel(DeviceImage in, DeviceImage out, BorderMode border) {
+  constexpr int kW = kTileX + 2 * kApron;
+  constexpr int kH = kTileY + 2 * kApron;
+  __shared__ std::uint8_t tile[kH][kW * C];
+  const int bx = static_cast<int>(blockIdx.x) * kTileX;
+  const int by = static_cast<int>(blockIdx.y) * kTileY;
+  const int tid = static_cast<int>(threadIdx.y * kTileX + threadIdx.x);
+  for (int i = tid; i < kH * kW * C; i += kTileX * kTileY) {
+    const int r = i / (kW * C);
+    const int b = i % (kW * C);
+    tile[r][b] = static_cast<std::uint8_t>(
+        bordered_sample<C>(in, bx - kApron + b / C, by - kApron + r, b % C, border));
+  }
+  __syncthreads();
+  const int x = bx + static_cast<int>(threadIdx.x);
+  const int y = by + static_cast<int>(threadIdx.y);
+  if (x >= in.width || y >= in.height) return;
+  const int tx = static_cast<int>(threadIdx.x) + kApron;
+  const int ty = static_cast<int>(threadIdx.y) + kApron;
+  std::uint8_t* dst = mutable_row(out, y) + x * C;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    if (C == 4 && c == kAlphaChannel) {
+      dst[c] = tile[ty][tx * C + c];
+      continue;
+    }
+    const int v = kCentreWeight * tile[ty][tx * C + c] - tile[ty - 1][tx * C + c] -
+                  tile[ty + 1][tx * C + c] - tile[ty][(tx - 1) * C + c] -
+                  tile[ty][(tx + 1) * C + c];
+    dst[c] = static_cast<std::uint8_t>(min(max(v, 0), kMaxSample));
+  }
+}
+
+}  // namespace
+
+void launch_sharpen(SharpenVariant variant, const DeviceImage& in, const DeviceImage& out,
+                    BorderMode border, cudaStream_t stream) {
+  with_channels(in.channels, [&](auto c) {
+    constexpr int C = decltype(c)::value;
+    switch (variant) {
+      case SharpenVariant::naive: {
+        const dim3 grid(blocks_for(static_cast<long long>(in.width) * C, kBlock),
+                        static_cast<unsigned int>(in.height));
+        sharpen_naive_kernel<C><<<grid, kBlock, 0, stream>>>(in, out, border);
+        break;
+      }
+      case SharpenVariant::vector: {
+        const dim3 grid(blocks_for((in.width + kQuadPixels - 1) / kQuadPixels, kBlock),
+                        blocks_for(in.height, kVectorRows));
+        sharpen_vector_kernel<C><<<grid, kBlock, 0, stream>>>(in, out, border);
+        break;
+      }
+      case SharpenVariant::tile: {
+        const dim3 grid(blocks_for(in.width, kTileX), blocks_for(in.height, kTileY));
+        sharpen_tile_kernel<C><<<grid, dim3(kTileX, kTileY), 0, stream>>>(in, out, border);
+        break;
+      }
+    }
+  });
+  CUDA_CHECK_LAUNCH("sharpen kernel");
+}
+
+}  // namespace parfilter::cuda

@@ -1,0 +1,285 @@
+// The CUDA backend: device selection, transfers through pinned memory, stage timing with
+// events, and a batch pipeline that overlaps one image's upload with the previous images'
+// kernels and downloads (one stream and workspace per image in flight).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_ops.hpp"
+#include "cuda_util.hpp"
+#include "parfilter/backends/cuda.hpp"
+#include "parfilter/error.hpp"
+
+namespace parfilter {
+namespace {
+
+using cuda::DeviceImage;
+using cuda::DeviceResult;
+using cuda::Workspace;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, download
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+/// The CUDA devices of this machine, or why there are none. Never throws: without a driver
+/// or a GPU, cudaGetDeviceCount fails quickly and that is the reason reported.
+struct DeviceList {
+  std::vector<cudaDeviceProp> devices;
+  std::string error;
+};
+
+DeviceList probe_devices() {
+  DeviceList list;
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    list.error = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+    return list;
+  }
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) list.devices.push_back(prop);
+  }
+  return list;
+}
+
+std::string describe(const cudaDeviceProp& prop) {
+  return std::string(prop.name) + " (compute " + std::to_string(prop.major) + "." +
+         std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, " +
+         std::to_string(static_cast<int>(static_cast<double>(prop.totalGlobalMem) / kBytesPerGiB)) +
+         " GiB)";
+}
+
+/// An image's upload, kernels and download enqueued on one workspace, not yet waited for.
+struct Pending {
+  DeviceResult result;
+  double staging_ms = 0.0;
+  bool downloading = false;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const BackendOptions& options) : options_(options) {
+    const std::string platform = lower(options.platform);
+    if (!platform.empty() && platform != "0" && platform != "cuda") {
+      throw UsageError("--platform '" + options.platform +
+                       "': the CUDA backend has one platform (0, cuda)");
+    }
+  }
+
+  [[nodiscard]] std::string_view name() const override { return "cuda"; }
+  [[nodiscard]] std::vector<std::string> variants(Op op) const override {
+    return cuda::cuda_variants(op);
+  }
+
+  [[nodiscard]] Availability availability() const override {
+    if (!availability_) {
+      const DeviceList list = probe_devices();
+      if (list.devices.empty()) {
+        availability_ = Availability{
+            false, "no CUDA device" + (list.error.empty() ? "" : " (" + list.error + ")")};
+      } else {
+        availability_ = Availability{};
+      }
+    }
+    return *availability_;
+  }
+
+  [[nodiscard]] std::string describe_devices() const override {
+    const DeviceList list = probe_devices();
+    if (list.devices.empty()) return availability().reason + "\n";
+    const int chosen = select_device(list);
+    std::string text;
+    for (std::size_t i = 0; i < list.devices.size(); ++i) {
+      text += (static_cast<int>(i) == chosen ? "* " : "  ") + std::to_string(i) + ": " +
+              describe(list.devices[i]) + "\n";
+    }
+    return text;
+  }
+
+  OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
+               StageTimes* times) override {
+    const OpParams resolved = resolve(op, params);
+    Workspace& ws = workspace(0);
+    Pending pending = start(ws, op, resolved, input);
+    return finish(ws, pending, times);
+  }
+
+  void run_batch(Op op, const OpParams& params, std::size_t count,
+                 const BatchCallbacks& callbacks) override {
+    const OpParams resolved = resolve(op, params);
+    struct Slot {
+      std::size_t index = 0;
+      std::optional<Pending> pending;
+    };
+    std::vector<Slot> slots(kBatchSlots);
+    const auto retire = [&](std::size_t s) {
+      Slot& slot = slots[s];
+      if (!slot.pending) return;
+      Pending pending = std::move(*slot.pending);
+      slot.pending.reset();
+      StageTimes times;
+      OpOutput output;
+      try {
+        output = finish(workspace(s), pending, &times);
+      } catch (...) {
+        callbacks.failed(slot.index, std::current_exception());
+        return;
+      }
+      callbacks.done(slot.index, std::move(output), times);
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t s = i % kBatchSlots;
+      retire(s);  // the oldest image in flight, so results arrive in input order
+      try {
+        const std::optional<Image> image = callbacks.load(i);
+        if (!image) continue;
+        slots[s].index = i;
+        slots[s].pending = start(workspace(s), op, resolved, image->view());
+      } catch (...) {
+        callbacks.failed(i, std::current_exception());
+      }
+    }
+    for (std::size_t k = 0; k < kBatchSlots; ++k) retire((count + k) % kBatchSlots);
+  }
+
+ private:
+  OpParams resolve(Op op, const OpParams& params) {
+    validate_params(op, params);
+    OpParams resolved = params;
+    resolved.variant = resolve_variant(*this, op, params.variant);
+    ensure_device();
+    return resolved;
+  }
+
+  /// The device options_.device names: an index, or the first whose name contains it.
+  [[nodiscard]] int select_device(const DeviceList& list) const {
+    if (options_.device.empty()) return 0;
+    const bool numeric = std::all_of(options_.device.begin(), options_.device.end(),
+                                     [](unsigned char c) { return std::isdigit(c) != 0; });
+    if (numeric) {
+      const std::size_t index = std::stoul(options_.device);
+      if (index < list.devices.size()) return static_cast<int>(index);
+    } else {
+      for (std::size_t i = 0; i < list.devices.size(); ++i) {
+        if (lower(list.devices[i].name).find(lower(options_.device)) != std::string::npos) {
+          return static_cast<int>(i);
+        }
+      }
+    }
+    std::string names;
+    for (std::size_t i = 0; i < list.devices.size(); ++i) {
+      names += (names.empty() ? "" : ", ") + std::to_string(i) + ": " + list.devices[i].name;
+    }
+    throw UsageError("--device '" + options_.device + "': no such CUDA device (" + names + ")");
+  }
+
+  void ensure_device() {
+    if (device_ >= 0) return;
+    const DeviceList list = probe_devices();
+    if (list.devices.empty()) throw RuntimeError(availability().reason);
+    const int device = select_device(list);
+    CUDA_CHECK(cudaSetDevice(device));
+    device_ = device;
+  }
+
+  Workspace& workspace(std::size_t i) {
+    while (workspaces_.size() <= i) workspaces_.push_back(std::make_unique<Workspace>());
+    return *workspaces_[i];
+  }
+
+  /// Stages the input in pinned memory and enqueues its upload, the op and the download.
+  Pending start(Workspace& ws, Op op, const OpParams& params, const ConstImageView& input) {
+    if (input.rows() != RowRange{0, input.height()}) {
+      throw std::invalid_argument("the CUDA backend needs a view of every row of the image");
+    }
+    CUDA_CHECK(cudaSetDevice(device_));
+    const cudaStream_t stream = ws.stream.get();
+    const auto row_bytes = static_cast<std::size_t>(input.row_samples());
+    const auto height = static_cast<std::size_t>(input.height());
+    Pending pending;
+    const auto staging = Clock::now();
+    ws.host_input.reserve(row_bytes * height);
+    auto* host = ws.host_input.as<std::uint8_t>();
+    for (int y = 0; y < input.height(); ++y) {
+      std::memcpy(host + static_cast<std::size_t>(y) * row_bytes, input.row(y), row_bytes);
+    }
+    pending.staging_ms = ms_since(staging);
+    const DeviceImage in =
+        cuda::device_image(ws.input, input.width(), input.height(), input.channels());
+    ws.upload_start.record(stream);
+    CUDA_CHECK(cudaMemcpy2DAsync(in.data, in.pitch, host, row_bytes, row_bytes, height,
+                                 cudaMemcpyHostToDevice, stream));
+    ws.upload_stop.record(stream);
+    ws.kernel_start.record(stream);
+    pending.result = cuda::enqueue_op(ws, op, params, in);
+    ws.kernel_stop.record(stream);
+    const DeviceImage& out = pending.result.image;
+    if (out.data != nullptr) {
+      const auto out_row =
+          static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
+      ws.host_output.reserve(out_row * static_cast<std::size_t>(out.height));
+      ws.download_start.record(stream);
+      CUDA_CHECK(cudaMemcpy2DAsync(ws.host_output.get(), out_row, out.data, out.pitch, out_row,
+                                   static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost,
+                                   stream));
+      ws.download_stop.record(stream);
+      pending.downloading = true;
+    }
+    return pending;
+  }
+
+  /// Waits for the workspace's stream and copies the result out of pinned memory.
+  OpOutput finish(Workspace& ws, Pending& pending, StageTimes* times) {
+    ws.stream.synchronize();
+    OpOutput output;
+    output.histogram = std::move(pending.result.histogram);
+    output.threshold = pending.result.threshold;
+    double unstaging_ms = 0.0;
+    if (pending.downloading) {
+      const DeviceImage& out = pending.result.image;
+      const auto unstaging = Clock::now();
+      output.image = Image(out.width, out.height, out.channels);
+      std::memcpy(output.image.data(), ws.host_output.get(), output.image.size_bytes());
+      unstaging_ms = ms_since(unstaging);
+    }
+    if (times != nullptr) {
+      times->upload_ms = pending.staging_ms + ws.upload_stop.ms_since(ws.upload_start);
+      times->compute_ms = ws.kernel_stop.ms_since(ws.kernel_start);
+      if (pending.downloading) {
+        times->download_ms = ws.download_stop.ms_since(ws.download_start) + unstaging_ms;
+      }
+    }
+    return output;
+  }
+
+  BackendOptions options_;
+  mutable std::optional<Availability> availability_;
+  int device_ = -1;
+  std::vector<std::unique_ptr<Workspace>> workspaces_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(const BackendOptions& options) {
+  return std::make_unique<CudaBackend>(options);
+}
+
+}  // namespace parfilter

@@ -1,0 +1,137 @@
+// Host-side CUDA boilerplate, written once: the error check every runtime call goes through,
+// and RAII owners of device memory, pinned host memory, streams, events and texture objects.
+// Every failure becomes a parfilter::RuntimeError naming the call and the CUDA error.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace parfilter::cuda {
+
+/// Throws RuntimeError("<call>: <error name> (<description>)") unless status is cudaSuccess.
+/// Out-of-memory errors say so first, so the one-line message reads clearly.
+void check(cudaError_t status, const char* call);
+
+/// Checks the launch of `kernel` just enqueued (bad configuration, no kernel image, a fault of
+/// an earlier kernel).
+void check_launch(const char* kernel);
+
+}  // namespace parfilter::cuda
+
+/// Checks a CUDA runtime call: CUDA_CHECK(cudaMemcpyAsync(...)).
+#define CUDA_CHECK(call) ::parfilter::cuda::check((call), #call)
+/// Checks the kernel launch written just before it.
+#define CUDA_CHECK_LAUNCH(kernel) ::parfilter::cuda::check_launch(kernel)
+
+namespace parfilter::cuda {
+
+/// Owns one allocation made by Alloc and released by Free. Grow-only: reserve() reallocates
+/// (dropping the contents) only when the request exceeds the capacity, so buffers are reused
+/// across --repeat runs and across the images of a batch.
+template <typename Alloc, typename Free>
+class OwnedBytes {
+ public:
+  OwnedBytes() = default;
+  OwnedBytes(const OwnedBytes&) = delete;
+  OwnedBytes& operator=(const OwnedBytes&) = delete;
+  OwnedBytes(OwnedBytes&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  OwnedBytes& operator=(OwnedBytes&& other) noexcept {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+  }
+  ~OwnedBytes() { release(); }
+
+  void reserve(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    release();
+    data_ = Alloc{}(bytes);
+    bytes_ = bytes;
+  }
+  [[nodiscard]] void* get() const { return data_; }
+  template <typename T>
+  [[nodiscard]] T* as() const {
+    return static_cast<T*>(data_);
+  }
+  [[nodiscard]] std::size_t capacity() const { return bytes_; }
+
+ private:
+  void release() noexcept {
+    if (data_ != nullptr) Free{}(data_);  // errors while freeing cannot be reported usefully
+    data_ = nullptr;
+    bytes_ = 0;
+  }
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+struct DeviceAlloc {
+  void* operator()(std::size_t bytes) const;
+};
+struct DeviceFree {
+  void operator()(void* p) const noexcept;
+};
+struct PinnedAlloc {
+  void* operator()(std::size_t bytes) const;
+};
+struct PinnedFree {
+  void operator()(void* p) const noexcept;
+};
+
+/// Device memory (cudaMalloc).
+using DeviceBuffer = OwnedBytes<DeviceAlloc, DeviceFree>;
+/// Page-locked host memory (cudaMallocHost): transfers from it run at full speed and
+/// asynchronously.
+using PinnedBuffer = OwnedBytes<PinnedAlloc, PinnedFree>;
+
+/// A non-blocking stream.
+class Stream {
+ public:
+  Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream();
+  [[nodiscard]] cudaStream_t get() const { return stream_; }
+  void synchronize() const;
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+/// An event with timing.
+class Event {
+ public:
+  Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event();
+  [[nodiscard]] cudaEvent_t get() const { return event_; }
+  void record(cudaStream_t stream) const;
+  /// Milliseconds from `start` to this event; both must have completed.
+  [[nodiscard]] float ms_since(const Event& start) const;
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+/// A texture object over pitched device memory; destroyed with the owner.
+class TextureObject {
+ public:
+  TextureObject(const cudaResourceDesc& resource, const cudaTextureDesc& texture);
+  TextureObject(const TextureObject&) = delete;
+  TextureObject& operator=(const TextureObject&) = delete;
+  ~TextureObject();
+  [[nodiscard]] cudaTextureObject_t get() const { return texture_; }
+
+ private:
+  cudaTextureObject_t texture_ = 0;
+};
+
+}  // namespace parfilter::cuda

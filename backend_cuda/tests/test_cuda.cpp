@@ -1,0 +1,217 @@
+// The CUDA backend on its own: small and mid-sized images (odd sizes, interiors large enough
+// for every vectorized and tiled fast path) for every op and variant against the reference,
+// the batch pipeline, device errors, and what happens without a GPU. Smaller than the
+// cross-backend suite, so compute-sanitizer (memcheck, racecheck) can run all of it
+// (scripts/gpu-check.sh). Without a CUDA device every test skips with the reason.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parfilter/backends/cuda.hpp"
+#include "parfilter/error.hpp"
+#include "parfilter/reference.hpp"
+#include "support/test_images.hpp"
+
+namespace parfilter {
+namespace {
+
+struct Size {
+  int width;
+  int height;
+};
+
+// 1x1, a row, a column, odd sizes around the tile widths (64 px), and one mid-sized image
+// whose interior takes every fast path.
+const std::vector<Size> kSizes = {{1, 1}, {9, 1}, {1, 6}, {5, 3}, {67, 41}, {130, 70}, {301, 203}};
+constexpr std::array kChannels = {1, 3, 4};
+const std::vector<BorderMode> kBorders = {{BorderKind::replicate, 0},
+                                          {BorderKind::reflect101, 0},
+                                          {BorderKind::constant, 0},
+                                          {BorderKind::constant, 200}};
+
+Backend& cuda_backend() {
+  static const std::unique_ptr<Backend> backend = make_cuda_backend({});
+  return *backend;
+}
+
+#define SKIP_WITHOUT_GPU()                                \
+  do {                                                    \
+    const Availability a = cuda_backend().availability(); \
+    if (!a.present) GTEST_SKIP() << "cuda: " << a.reason; \
+  } while (false)
+
+Image input_for(Size size, int channels) {
+  constexpr std::uint32_t kSeedFactor = 31;
+  return test::synthetic_image(
+      size.width, size.height, channels,
+      static_cast<std::uint32_t>(size.width * kSeedFactor + size.height + channels));
+}
+
+::testing::AssertionResult same(const OpOutput& expected, const OpOutput& actual) {
+  if (expected.threshold != actual.threshold) {
+    return ::testing::AssertionFailure() << "threshold " << expected.threshold.value_or(-1)
+                                         << " != " << actual.threshold.value_or(-1);
+  }
+  if (expected.histogram != actual.histogram) return ::testing::AssertionFailure() << "histogram";
+  return test::same_image(expected.image, actual.image);
+}
+
+/// Every variant of `op` with `params` on every size (up to max_pixels, to keep the
+/// reference's cost down for large windows and elements) and channel count.
+void check_op(Op op, const OpParams& base, const std::string& what,
+              long long max_pixels = 1LL << 20) {
+  for (const Size size : kSizes) {
+    if (static_cast<long long>(size.width) * size.height > max_pixels) continue;
+    for (const int channels : kChannels) {
+      const Image input = input_for(size, channels);
+      const OpOutput expected = reference::run(op, input, base);
+      for (const std::string& variant : cuda_backend().variants(op)) {
+        OpParams params = base;
+        params.variant = variant;
+        const OpOutput actual = cuda_backend().run(op, input.view(), params);
+        EXPECT_TRUE(same(expected, actual))
+            << op_name(op) << " " << variant << " " << what << " on " << size.width << "x"
+            << size.height << "x" << channels;
+      }
+    }
+  }
+}
+
+constexpr long long kSmallImage = 67 * 41;
+constexpr long long kMidImage = 130 * 70;
+
+TEST(CudaBackend, WithoutAGpuSaysNoCudaDevice) {
+  const Availability a = cuda_backend().availability();
+  if (a.present) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_NE(a.reason.find("no CUDA device"), std::string::npos) << a.reason;
+  const Image input(4, 4, 1);
+  EXPECT_THROW((void)cuda_backend().run(Op::gray, input.view(), {}), RuntimeError);
+}
+
+TEST(CudaBackend, BorderOps) {
+  SKIP_WITHOUT_GPU();
+  for (const BorderMode border : kBorders) {
+    OpParams p;
+    p.border = border;
+    const std::string b = to_string(border);
+    check_op(Op::sharpen, p, b);
+    check_op(Op::gaussian, p, b);
+    p.sigma = 0.6;
+    check_op(Op::gaussian, p, b + " sigma 0.6");
+    for (const SobelOutput output :
+         {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::dx, SobelOutput::dy}) {
+      OpParams s;
+      s.border = border;
+      s.sobel_output = output;
+      check_op(Op::sobel, s, b + " " + std::string(to_string(output)));
+    }
+  }
+}
+
+TEST(CudaBackend, PointOpsHistogramsAndThresholds) {
+  SKIP_WITHOUT_GPU();
+  check_op(Op::gray, {}, "");
+  check_op(Op::pool, {}, "");
+  check_op(Op::equalize, {}, "");
+  check_op(Op::otsu, {}, "");
+  check_op(Op::segment, {}, "global");
+  check_op(Op::histogram, {}, "gray");
+  OpParams per_channel;
+  per_channel.per_channel = true;
+  check_op(Op::histogram, per_channel, "per channel");
+}
+
+TEST(CudaBackend, AdaptiveSegment) {
+  SKIP_WITHOUT_GPU();
+  for (const int window : {1, 3, 31, 301}) {
+    for (const int contrast : {0, 15, 256}) {
+      OpParams p;
+      p.adaptive = true;
+      p.window = window;
+      p.min_contrast = contrast;
+      check_op(Op::segment, p, "window " + std::to_string(window),
+               window > 31 ? kSmallImage : 1LL << 20);
+    }
+  }
+}
+
+TEST(CudaBackend, Morphology) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<SeSpec> elements = {{SeShape::rect, 1, 1},    {SeShape::rect, 3, 3},
+                                        {SeShape::rect, 4, 2},    {SeShape::rect, 31, 31},
+                                        {SeShape::cross, 5, 3},   {SeShape::ellipse, 7, 5},
+                                        {SeShape::ellipse, 21, 9}};
+  for (const SeSpec& se : elements) {
+    for (const Op op : {Op::erode, Op::dilate}) {
+      OpParams p;
+      p.se = se;
+      check_op(op, p, to_string(se));
+    }
+  }
+  // Elements larger than a shared-memory tile, and larger than the image.
+  for (const SeSpec se : {SeSpec{SeShape::rect, 100, 3}, SeSpec{SeShape::ellipse, 70, 150}}) {
+    OpParams p;
+    p.se = se;
+    check_op(Op::erode, p, to_string(se), kMidImage);
+  }
+  OpParams twice;
+  twice.iterations = 2;
+  twice.se = {SeShape::cross, 3, 5};
+  check_op(Op::open, twice, "cross 3x5 x2");
+  check_op(Op::close, twice, "cross 3x5 x2");
+}
+
+TEST(CudaBackend, BatchRunsEveryInputInOrder) {
+  SKIP_WITHOUT_GPU();
+  std::vector<Image> inputs;
+  for (const Size size : kSizes) {
+    for (const int channels : kChannels) inputs.push_back(input_for(size, channels));
+  }
+  for (const Op op : {Op::gaussian, Op::otsu, Op::histogram, Op::erode}) {
+    OpParams params;
+    std::vector<std::size_t> order;
+    BatchCallbacks callbacks;
+    callbacks.load = [&](std::size_t i) -> std::optional<Image> {
+      if (i == 2) return std::nullopt;  // a failed load: the batch goes on without it
+      return inputs[i];
+    };
+    callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes& times) {
+      order.push_back(i);
+      EXPECT_TRUE(same(reference::run(op, inputs[i], params), output)) << op_name(op) << " #" << i;
+      EXPECT_TRUE(times.upload_ms.has_value());
+    };
+    callbacks.failed = [&](std::size_t i, const std::exception_ptr&) {
+      ADD_FAILURE() << op_name(op) << " #" << i << " failed";
+    };
+    cuda_backend().run_batch(op, params, inputs.size(), callbacks);
+    std::vector<std::size_t> expected;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (i != 2) expected.push_back(i);
+    }
+    EXPECT_EQ(order, expected) << op_name(op);
+  }
+}
+
+TEST(CudaBackend, TimesEveryStage) {
+  SKIP_WITHOUT_GPU();
+  const Image input = input_for({130, 70}, 4);
+  StageTimes times;
+  (void)cuda_backend().run(Op::sharpen, input.view(), {}, &times);
+  EXPECT_GT(times.compute_ms, 0.0);
+  EXPECT_TRUE(times.upload_ms.has_value());
+  EXPECT_TRUE(times.download_ms.has_value());
+}
+
+TEST(CudaBackend, BadDeviceAndPlatformAreUsageErrors) {
+  EXPECT_THROW((void)make_cuda_backend({0, "opencl", ""}), UsageError);
+  SKIP_WITHOUT_GPU();
+  const auto backend = make_cuda_backend({0, "", "no such gpu"});
+  const Image input(4, 4, 1);
+  EXPECT_THROW((void)backend->run(Op::gray, input.view(), {}), UsageError);
+}
+
+}  // namespace
+}  // namespace parfilter
