@@ -3,6 +3,11 @@
 // of rows is safe with no halo.
 #include <algorithm>
 #include <cstring>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "parfilter/row_kernels.hpp"
 
@@ -12,6 +17,7 @@ namespace {
 constexpr std::uint8_t kForeground = 255;
 constexpr std::uint8_t kBackground = 0;
 constexpr int kRgbChannels = 3;
+constexpr int kMaxSample = 255;
 constexpr int kAlphaChannel = 3;  ///< index of alpha in an RGBA pixel
 constexpr int kPoolStride = 2;
 
@@ -56,6 +62,136 @@ class SubHistograms {
   std::uint64_t pending_ = 0;
 };
 
+/// A luma (wr R + wg G + wb B + 2^(shift-1)) >> shift of RGB(A) pixels: gray (Q15) and the
+/// Y of YCrCb (Q14).
+struct LumaWeights {
+  int r, g, b, shift;
+};
+constexpr LumaWeights kGrayWeights{kGrayR, kGrayG, kGrayB, kGrayShift};
+constexpr LumaWeights kYcrcbWeights{ycrcb::kR2Y, ycrcb::kG2Y, ycrcb::kB2Y, ycrcb::kShift};
+
+#if defined(__SSE2__)
+constexpr int kVectorPixels = 16;
+
+/// Splits 48 bytes of RGB into 16 R, 16 G and 16 B: four rounds of the same byte interleave
+/// (SSE2 has no byte shuffle), OpenCV's v_load_deinterleave without SSSE3.
+void load_rgb_planes(const std::uint8_t* in, __m128i& r, __m128i& g, __m128i& b) {
+  __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + kVectorPixels));
+  __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * kVectorPixels));
+  constexpr int kRounds = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    const __m128i t0 = _mm_unpacklo_epi8(v0, _mm_unpackhi_epi64(v1, v1));
+    const __m128i t1 = _mm_unpacklo_epi8(_mm_unpackhi_epi64(v0, v0), v2);
+    const __m128i t2 = _mm_unpacklo_epi8(v1, _mm_unpackhi_epi64(v2, v2));
+    v0 = t0;
+    v1 = t1;
+    v2 = t2;
+  }
+  r = v0;
+  g = v1;
+  b = v2;
+}
+
+/// The luma of 8 pixels given as 16-bit R, G, B: pmaddwd on (R, G) and (B, 1) pairs.
+__m128i luma8(__m128i r, __m128i g, __m128i b, LumaWeights w) {
+  const __m128i rg_weights = _mm_set1_epi32(
+      static_cast<int>((static_cast<unsigned>(w.g) << 16) | static_cast<unsigned>(w.r)));
+  const __m128i b_weights = _mm_set1_epi32(static_cast<int>(
+      (static_cast<unsigned>(1 << (w.shift - 1)) << 16) | static_cast<unsigned>(w.b)));
+  const __m128i one = _mm_set1_epi16(1);
+  const __m128i lo = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(r, g), rg_weights),
+                                   _mm_madd_epi16(_mm_unpacklo_epi16(b, one), b_weights));
+  const __m128i hi = _mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(r, g), rg_weights),
+                                   _mm_madd_epi16(_mm_unpackhi_epi16(b, one), b_weights));
+  return _mm_packs_epi32(_mm_srli_epi32(lo, w.shift), _mm_srli_epi32(hi, w.shift));
+}
+#endif
+
+/// out[x] = the luma of pixel x of an RGB(A) row of C channels.
+template <int C>
+void luma_row(const std::uint8_t* in, std::uint8_t* out, int width, LumaWeights w) {
+  int x = 0;
+#if defined(__SSE2__)
+  if constexpr (C == kRgbChannels) {
+    const __m128i zero = _mm_setzero_si128();
+    for (; x + kVectorPixels <= width; x += kVectorPixels) {
+      __m128i r;
+      __m128i g;
+      __m128i b;
+      load_rgb_planes(in + static_cast<std::ptrdiff_t>(x) * C, r, g, b);
+      const __m128i lo = luma8(_mm_unpacklo_epi8(r, zero), _mm_unpacklo_epi8(g, zero),
+                               _mm_unpacklo_epi8(b, zero), w);
+      const __m128i hi = luma8(_mm_unpackhi_epi8(r, zero), _mm_unpackhi_epi8(g, zero),
+                               _mm_unpackhi_epi8(b, zero), w);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + x), _mm_packus_epi16(lo, hi));
+    }
+  }
+#endif
+  const int round = 1 << (w.shift - 1);
+  for (; x < width; ++x) {
+    const std::uint8_t* px = in + static_cast<std::ptrdiff_t>(x) * C;
+    out[x] =
+        static_cast<std::uint8_t>((w.r * px[0] + w.g * px[1] + w.b * px[2] + round) >> w.shift);
+  }
+}
+
+void rgb_luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels,
+                  LumaWeights w) {
+  if (channels == kRgbChannels) {
+    luma_row<kRgbChannels>(in, out, width, w);
+  } else {
+    luma_row<kRgbChannels + 1>(in, out, width, w);
+  }
+}
+
+/// Colour equalization's round trip (rgb_to_ycrcb, new Y, ycrcb_to_rgb) factored into tables:
+/// Cr depends only on d = R - Y and Cb only on B - Y, and converting back adds to the new Y
+/// an offset that depends only on Cr (red), only on Cb (blue), or on the sum of one product
+/// of each (green). Indexed by d + 255, d in [-255, 255]; every entry is the spec's own
+/// expression, so the factoring is exact.
+struct ChromaTables {
+  static constexpr int kDifferences = 2 * kMaxSample + 1;
+  std::array<int, kDifferences> red{};              ///< descale(Cr' * kRFromCr), d = R - Y
+  std::array<int, kDifferences> green_from_red{};   ///< Cr' * kGFromCr
+  std::array<int, kDifferences> blue{};             ///< descale(Cb' * kBFromCb), d = B - Y
+  std::array<int, kDifferences> green_from_blue{};  ///< Cb' * kGFromCb  (X' = X - 128)
+
+  ChromaTables() {
+    using namespace ycrcb;
+    for (int d = -kMaxSample; d <= kMaxSample; ++d) {
+      const int chroma_delta = kChromaOffset << kShift;
+      const int cr = saturate(descale(d * kCrFromRMinusY + chroma_delta)) - kChromaOffset;
+      const int cb = saturate(descale(d * kCbFromBMinusY + chroma_delta)) - kChromaOffset;
+      red[index(d)] = descale(cr * kRFromCr);
+      green_from_red[index(d)] = cr * kGFromCr;
+      blue[index(d)] = descale(cb * kBFromCb);
+      green_from_blue[index(d)] = cb * kGFromCb;
+    }
+  }
+  [[nodiscard]] static std::size_t index(int d) { return static_cast<std::size_t>(d + kMaxSample); }
+};
+
+/// One output row of the 2x2 pool from input rows row0 and row1: the full windows, then a
+/// last partial one (one column) for an odd width.
+template <int C>
+void pool_row(const std::uint8_t* row0, const std::uint8_t* row1, std::uint8_t* out, int in_width) {
+  const int full = in_width / kPoolStride;
+  for (int ox = 0; ox < full; ++ox) {
+    for (int c = 0; c < C; ++c) {
+      const std::ptrdiff_t l = static_cast<std::ptrdiff_t>(kPoolStride * ox) * C + c;
+      out[static_cast<std::ptrdiff_t>(ox) * C + c] =
+          std::max(std::max(row0[l], row0[l + C]), std::max(row1[l], row1[l + C]));
+    }
+  }
+  if (in_width % kPoolStride != 0) {
+    for (int c = 0; c < C; ++c) {
+      const std::ptrdiff_t l = static_cast<std::ptrdiff_t>(in_width - 1) * C + c;
+      out[static_cast<std::ptrdiff_t>(full) * C + c] = std::max(row0[l], row1[l]);
+    }
+  }
+}
+
 }  // namespace
 
 void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
@@ -66,11 +202,8 @@ void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
     std::uint8_t* out = dst.row(y);
     if (channels == 1) {
       std::memcpy(out, in, static_cast<std::size_t>(width));
-      continue;
-    }
-    for (int x = 0; x < width; ++x) {
-      const std::uint8_t* px = in + static_cast<std::ptrdiff_t>(x) * channels;
-      out[x] = gray_of(px[0], px[1], px[2]);
+    } else {
+      rgb_luma_row(in, out, width, channels, kGrayWeights);
     }
   }
 }
@@ -105,14 +238,11 @@ void histogram_rows(const ConstImageView& src, RowRange rows, int channel, Histo
 }
 
 void luma_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist) {
-  const int channels = src.channels();
   SubHistograms counts(hist);
+  std::vector<std::uint8_t> luma(static_cast<std::size_t>(src.width()));
   for (int y = rows.begin; y < rows.end; ++y) {
-    const std::uint8_t* in = src.row(y);
-    counts.add(src.width(), [in, channels](int x) {
-      const std::uint8_t* px = in + static_cast<std::ptrdiff_t>(x) * channels;
-      return ycrcb_luma(px[0], px[1], px[2]);
-    });
+    rgb_luma_row(src.row(y), luma.data(), src.width(), src.channels(), kYcrcbWeights);
+    counts.add(src.width(), [&luma](int x) { return luma[static_cast<std::size_t>(x)]; });
   }
 }
 
@@ -121,14 +251,22 @@ void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRan
   const int width = src.width();
   const int channels = src.channels();
   const bool has_alpha = channels > kRgbChannels;
+  const ChromaTables tables;
+  std::vector<std::uint8_t> luma(static_cast<std::size_t>(width));
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
+    rgb_luma_row(in, luma.data(), width, channels, kYcrcbWeights);
     for (int x = 0; x < width; ++x) {
       const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(x) * channels;
-      YCrCb ycc = rgb_to_ycrcb(in[at], in[at + 1], in[at + 2]);
-      ycc.y = lut[ycc.y];
-      ycrcb_to_rgb(ycc, out + at);
+      const int old_luma = luma[static_cast<std::size_t>(x)];
+      const int new_luma = lut[static_cast<std::size_t>(old_luma)];
+      const std::size_t red = tables.index(in[at] - old_luma);
+      const std::size_t blue = tables.index(in[at + 2] - old_luma);
+      out[at] = ycrcb::saturate(new_luma + tables.red[red]);
+      out[at + 1] = ycrcb::saturate(
+          new_luma + ycrcb::descale(tables.green_from_red[red] + tables.green_from_blue[blue]));
+      out[at + 2] = ycrcb::saturate(new_luma + tables.blue[blue]);
       if (has_alpha) out[at + kAlphaChannel] = in[at + kAlphaChannel];
     }
   }
@@ -137,7 +275,6 @@ void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRan
 void pool2x2_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
   const int in_width = src.width();
   const int in_height = src.height();
-  const int out_width = dst.width();
   const int channels = src.channels();
   for (int oy = rows.begin; oy < rows.end; ++oy) {
     const int top = kPoolStride * oy;
@@ -145,15 +282,16 @@ void pool2x2_rows(const ConstImageView& src, const ImageView& dst, RowRange rows
     const std::uint8_t* row0 = src.row(top);
     const std::uint8_t* row1 = src.row(std::min(top + 1, in_height - 1));
     std::uint8_t* out = dst.row(oy);
-    for (int ox = 0; ox < out_width; ++ox) {
-      const int left = kPoolStride * ox;
-      const int right = std::min(left + 1, in_width - 1);
-      for (int c = 0; c < channels; ++c) {
-        const std::ptrdiff_t l = static_cast<std::ptrdiff_t>(left) * channels + c;
-        const std::ptrdiff_t r = static_cast<std::ptrdiff_t>(right) * channels + c;
-        out[static_cast<std::ptrdiff_t>(ox) * channels + c] =
-            std::max(std::max(row0[l], row0[r]), std::max(row1[l], row1[r]));
-      }
+    switch (channels) {
+      case 1:
+        pool_row<1>(row0, row1, out, in_width);
+        break;
+      case kRgbChannels:
+        pool_row<kRgbChannels>(row0, row1, out, in_width);
+        break;
+      default:
+        pool_row<kRgbChannels + 1>(row0, row1, out, in_width);
+        break;
     }
   }
 }
