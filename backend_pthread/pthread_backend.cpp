@@ -6,12 +6,20 @@
 // pending workers; the caller runs block 0 itself and then waits for that count to reach 0.
 // That wait is the join that for_each_block promises, so it is also the barrier between the
 // phases of a two-phase op (histogram, then threshold or LUT, then apply).
+//
+// Waiting spins briefly before it sleeps on a condition variable, as OpenMP runtimes do: the
+// phases of one op follow each other within microseconds, while waking a sleeping thread
+// takes tens of microseconds (more in a VM). The generation and the pending count are atomics
+// so that a spinning thread can watch them; they change only under the mutex or (the count)
+// with the last decrement signalling under it, so a sleeper never misses a wake-up.
 #include "parfilter/backends/pthread.hpp"
 
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -49,6 +57,33 @@ int at_least_one(int threads) {
   return threads;
 }
 
+/// How long a waiting thread spins before it sleeps; about the wake-up time it saves.
+constexpr auto kSpinTime = std::chrono::microseconds(50);
+constexpr int kSpinsPerClockRead = 64;
+
+/// A hint to the CPU that this is a spin-wait loop (frees the core's resources for its
+/// hyper-thread sibling, saves power).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/// Spins until done() holds or kSpinTime has passed; returns done().
+template <typename Done>
+bool spin_until(const Done& done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < kSpinsPerClockRead; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return done();
+  }
+}
+
 class PthreadScheduler;
 /// The scheduler a thread is running a block for, to refuse a nested for_each_block (which
 /// would wait for workers that are busy running the outer call).
@@ -57,7 +92,10 @@ thread_local const PthreadScheduler* running_block_of = nullptr;
 class PthreadScheduler final : public RowScheduler {
  public:
   explicit PthreadScheduler(int threads)
-      : threads_(at_least_one(threads)), errors_(static_cast<std::size_t>(threads_)) {
+      : threads_(at_least_one(threads)),
+        // A spinning thread without a core of its own would only delay the ones working.
+        spin_(threads_ <= hardware_thread_count()),
+        errors_(static_cast<std::size_t>(threads_)) {
     check(pthread_mutex_init(&mutex_, nullptr), "pthread_mutex_init");
     check(pthread_mutex_init(&dispatch_, nullptr), "pthread_mutex_init");
     check(pthread_cond_init(&work_ready_, nullptr), "pthread_cond_init");
@@ -99,16 +137,19 @@ class PthreadScheduler final : public RowScheduler {
       job_ = &fn;
       job_rows_ = rows;
       for (auto& error : errors_) error = nullptr;
-      pending_ = static_cast<int>(workers_.size());
-      ++generation_;
+      pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+      // Release: a worker that sees the new generation also sees the job.
+      generation_.fetch_add(1, std::memory_order_release);
       pthread_cond_broadcast(&work_ready_);
     }
     run_block(0);
-    {
+    // Acquire: once the count is 0, every block's writes are visible here.
+    const auto all_done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+    if (!(spin_ && spin_until(all_done))) {
       const ScopedLock lock(mutex_);
-      while (pending_ > 0) pthread_cond_wait(&work_done_, &mutex_);
-      job_ = nullptr;
+      while (!all_done()) pthread_cond_wait(&work_done_, &mutex_);
     }
+    job_ = nullptr;
     // Every block has finished: report the first failure in block order.
     for (const auto& error : errors_) {
       if (error) std::rethrow_exception(error);
@@ -129,16 +170,21 @@ class PthreadScheduler final : public RowScheduler {
 
   void worker_loop(int block) {
     std::uint64_t seen = 0;
+    const auto new_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
     for (;;) {
-      {
+      if (!(spin_ && spin_until(new_job))) {
         const ScopedLock lock(mutex_);
-        while (generation_ == seen && !stopping_) pthread_cond_wait(&work_ready_, &mutex_);
+        while (!new_job() && !stopping_) pthread_cond_wait(&work_ready_, &mutex_);
         if (stopping_) return;
-        seen = generation_;
       }
+      seen = generation_.load(std::memory_order_acquire);
       run_block(block);
-      const ScopedLock lock(mutex_);
-      if (--pending_ == 0) pthread_cond_signal(&work_done_);
+      // Release: this block's writes happen before the caller sees the count reach 0. The
+      // signal is sent under the mutex, so a caller about to sleep cannot miss it.
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        const ScopedLock lock(mutex_);
+        pthread_cond_signal(&work_done_);
+      }
     }
   }
 
@@ -175,16 +221,17 @@ class PthreadScheduler final : public RowScheduler {
   }
 
   int threads_;
+  bool spin_;
   std::vector<WorkerStart> starts_;  // reserved up front: workers hold pointers into it
   std::vector<pthread_t> workers_;
-  pthread_mutex_t mutex_{};     // guards everything below
+  pthread_mutex_t mutex_{};     // guards the job, stopping_, and the sleeps
   pthread_mutex_t dispatch_{};  // held for a whole for_each_block
   pthread_cond_t work_ready_{};
   pthread_cond_t work_done_{};
   const std::function<void(RowRange, int)>* job_ = nullptr;
   int job_rows_ = 0;
-  std::uint64_t generation_ = 0;  // bumped once per job
-  int pending_ = 0;               // workers that have not finished the current job
+  std::atomic<std::uint64_t> generation_ = 0;  // bumped once per job, under mutex_
+  std::atomic<int> pending_ = 0;               // workers that have not finished the current job
   bool stopping_ = false;
   std::vector<std::exception_ptr> errors_;  // one per block, read after the join
 };

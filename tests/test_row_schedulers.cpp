@@ -4,6 +4,7 @@
 // under ThreadSanitizer.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <stdexcept>
