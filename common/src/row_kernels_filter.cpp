@@ -47,8 +47,9 @@ std::uint8_t sobel_output_value(int gx, int gy) {
 }
 
 template <SobelOutput kOutput>
-void sobel_interior(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
-                    std::uint8_t* out, int begin, int end) {
+PARFILTER_VECTOR_CLONES void sobel_interior(const std::uint8_t* up, const std::uint8_t* mid,
+                                            const std::uint8_t* down, std::uint8_t* out, int begin,
+                                            int end) {
   for (int x = begin; x < end; ++x) {
     const auto gx = static_cast<std::int16_t>((up[x + 1] + 2 * mid[x + 1] + down[x + 1]) -
                                               (up[x - 1] + 2 * mid[x - 1] + down[x - 1]));
@@ -87,8 +88,9 @@ void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange r
 /// out[i] = sat(5 mid[i] - up[i] - down[i] - mid[i - C] - mid[i + C]) over samples
 /// [begin, end); values lie in [-1020, 1275], so 16-bit lanes are exact.
 template <int C>
-void sharpen_interior(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
-                      std::uint8_t* out, std::ptrdiff_t begin, std::ptrdiff_t end) {
+PARFILTER_VECTOR_CLONES void sharpen_interior(const std::uint8_t* up, const std::uint8_t* mid,
+                                              const std::uint8_t* down, std::uint8_t* out,
+                                              std::ptrdiff_t begin, std::ptrdiff_t end) {
   for (std::ptrdiff_t i = begin; i < end; ++i) {
     const auto value = static_cast<std::int16_t>(kCentreWeight * mid[i] - up[i] - down[i] -
                                                  mid[i - C] - mid[i + C]);

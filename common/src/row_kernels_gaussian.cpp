@@ -8,6 +8,7 @@
 // compiler vectorizes them. Only the two pixels at each end of a row go through the border's
 // column map.
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "parfilter/row_kernels.hpp"
@@ -29,19 +30,22 @@ std::uint8_t gaussian_round(std::uint32_t acc) {
   return static_cast<std::uint8_t>((acc + kGaussianRounding) >> kGaussianShift);
 }
 
-/// The five 1-D weights as 16-bit lanes.
+/// The 1-D weights as 16-bit lanes: q0 = q_-2 = q_2, q1 = q_-1 = q_1 (they are symmetric),
+/// q2 the centre.
 struct Taps16 {
-  std::uint16_t q0, q1, q2, q3, q4;
+  std::uint16_t q0, q1, q2;
 };
 
-/// Row pass over samples [begin, end) of an image row: out[i] = sum_k q_k in[i + (k - 2) C].
-/// Every partial sum is at most 256 * 255 < 2^16, so 16-bit lanes are exact.
+/// Row pass over samples [begin, end) of an image row: out[i] = sum_k q_k in[i + (k - 2) C],
+/// with the symmetric taps paired. Every partial sum is at most 256 * 255 < 2^16, so 16-bit
+/// lanes are exact.
 template <int C>
-void gaussian_row_interior(const std::uint8_t* in, std::uint16_t* out, std::ptrdiff_t begin,
-                           std::ptrdiff_t end, Taps16 q) {
+PARFILTER_VECTOR_CLONES void gaussian_row_interior(const std::uint8_t* in, std::uint16_t* out,
+                                                   std::ptrdiff_t begin, std::ptrdiff_t end,
+                                                   Taps16 q) {
   for (std::ptrdiff_t i = begin; i < end; ++i) {
-    out[i] = static_cast<std::uint16_t>(q.q0 * in[i - 2 * C] + q.q1 * in[i - C] + q.q2 * in[i] +
-                                        q.q3 * in[i + C] + q.q4 * in[i + 2 * C]);
+    out[i] = static_cast<std::uint16_t>(q.q0 * (in[i - 2 * C] + in[i + 2 * C]) +
+                                        q.q1 * (in[i - C] + in[i + C]) + q.q2 * in[i]);
   }
 }
 
@@ -49,8 +53,8 @@ void gaussian_row_interior(const std::uint8_t* in, std::uint16_t* out, std::ptrd
 /// (h, l < 256), the sum is 256 A + B for A = sum q_k h_k and B = sum q_k l_k, both at most
 /// 65280, and floor((256 A + B + 32768) / 65536) = floor((A + floor(B / 256) + 128) / 256).
 /// That numerator stays below 65536 because the result is at most 255.
-void gaussian_column(const std::uint16_t* const* r, std::uint8_t* out, std::ptrdiff_t samples,
-                     Taps16 q) {
+PARFILTER_VECTOR_CLONES void gaussian_column(const std::uint16_t* const* r, std::uint8_t* out,
+                                             std::ptrdiff_t samples, Taps16 q) {
   const std::uint16_t* r0 = r[0];
   const std::uint16_t* r1 = r[1];
   const std::uint16_t* r2 = r[2];
@@ -58,11 +62,11 @@ void gaussian_column(const std::uint16_t* const* r, std::uint8_t* out, std::ptrd
   const std::uint16_t* r4 = r[4];
   for (std::ptrdiff_t i = 0; i < samples; ++i) {
     const auto high = static_cast<std::uint16_t>(
-        q.q0 * (r0[i] >> kByteBits) + q.q1 * (r1[i] >> kByteBits) + q.q2 * (r2[i] >> kByteBits) +
-        q.q3 * (r3[i] >> kByteBits) + q.q4 * (r4[i] >> kByteBits));
-    const auto low = static_cast<std::uint16_t>(
-        q.q0 * (r0[i] & kLowByte) + q.q1 * (r1[i] & kLowByte) + q.q2 * (r2[i] & kLowByte) +
-        q.q3 * (r3[i] & kLowByte) + q.q4 * (r4[i] & kLowByte));
+        q.q0 * ((r0[i] >> kByteBits) + (r4[i] >> kByteBits)) +
+        q.q1 * ((r1[i] >> kByteBits) + (r3[i] >> kByteBits)) + q.q2 * (r2[i] >> kByteBits));
+    const auto low = static_cast<std::uint16_t>(q.q0 * ((r0[i] & kLowByte) + (r4[i] & kLowByte)) +
+                                                q.q1 * ((r1[i] & kLowByte) + (r3[i] & kLowByte)) +
+                                                q.q2 * (r2[i] & kLowByte));
     const auto rounded = static_cast<std::uint16_t>(high + (low >> kByteBits) + kHalfByte);
     out[i] = static_cast<std::uint8_t>(rounded >> kByteBits);
   }
@@ -132,9 +136,11 @@ void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst,
   const int channels = src.channels();
   const std::ptrdiff_t samples = src.row_samples();
   const auto& q = weights.q;
+  if (q[0] != q[4] || q[1] != q[3]) {
+    throw std::invalid_argument("gaussian5x5_separable_rows: the weights must be symmetric");
+  }
   const Taps16 taps{static_cast<std::uint16_t>(q[0]), static_cast<std::uint16_t>(q[1]),
-                    static_cast<std::uint16_t>(q[2]), static_cast<std::uint16_t>(q[3]),
-                    static_cast<std::uint16_t>(q[4])};
+                    static_cast<std::uint16_t>(q[2])};
   const detail::BorderRows border_rows(src, border);
   const detail::EdgeColumns edges(width, kGaussianHalo, border);
   const std::vector<int> edge_xs = edges.edge_pixels();

@@ -14,6 +14,17 @@
 #include "parfilter/image.hpp"
 #include "parfilter/op_set.hpp"
 
+/// On x86-64 Linux with GCC, a function marked PARFILTER_VECTOR_CLONES is compiled twice, for
+/// AVX2 and for the baseline (SSE2), and the loader picks the one the CPU runs (an ifunc):
+/// the vector loops get 32-byte lanes where available with no -march in the build. Only
+/// whole-row loops are marked, so the indirect call costs nothing per pixel.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(PARFILTER_NO_VECTOR_CLONES)
+#define PARFILTER_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PARFILTER_VECTOR_CLONES
+#endif
+
 namespace parfilter::kernels::detail {
 
 inline constexpr int kRgbChannels = 3;

@@ -16,15 +16,17 @@ namespace parfilter::kernels {
 namespace {
 
 using detail::ColumnVhgw;
+using detail::combine;
 using detail::kVhgwLanes;
 using detail::MaxOp;
 using detail::MinOp;
 using detail::SourceRows;
 
-/// The longest window for which the plain pass beats van Herk/Gil-Werman (measured on a
-/// 3840x2160 RGB image, docs/CPU_KERNELS.md): the row pass's transposes cost more than a
-/// few vector min/max per sample.
-constexpr int kPlainRowPassMax = 9;
+/// The longest windows for which the plain pass beats van Herk/Gil-Werman, measured on
+/// 3840-wide RGB rows (docs/CPU_KERNELS.md): the plain row pass costs one vector min/max per
+/// tap, the vHGW row pass about three plus two transposes; down the columns vHGW's three row
+/// operations already tie the plain pass at 3 rows.
+constexpr int kPlainRowPassMax = 13;
 constexpr int kPlainColumnPassMax = 3;
 
 /// out(x, y) = op over set (i, j) of in(x + i - ax, y + j - ay), inside the image only.
@@ -116,11 +118,6 @@ std::vector<MorphRect> decompose(const StructuringElement& se) {
   return kept;
 }
 
-template <typename Op>
-void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = Op::apply(a[i], b[i]);
-}
-
 /// The plain column pass: op over source rows [y + dy, y + dy + height).
 template <typename Op>
 void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
@@ -132,13 +129,18 @@ void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
   for (int sy = first + 1; sy < end; ++sy) combine<Op>(out, rows.row(sy), out, rows.bytes());
 }
 
-/// The plain row pass: out[x] = op over padded pixels [x, x + width).
+/// The plain row pass into a dst row: target[x] = (or op=) op over padded pixels
+/// [x, x + width).
 template <typename Op>
-void plain_row(const std::uint8_t* padded, std::uint8_t* out, std::size_t samples, int channels,
-               int width) {
-  std::copy_n(padded, samples, out);
-  for (int k = 1; k < width; ++k) {
-    combine<Op>(out, padded + static_cast<std::ptrdiff_t>(k) * channels, out, samples);
+void plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t samples, int channels,
+               int width, bool overwrite) {
+  int k = 0;
+  if (overwrite) {
+    std::copy_n(padded, samples, target);
+    k = 1;
+  }
+  for (; k < width; ++k) {
+    combine<Op>(target, padded + static_cast<std::ptrdiff_t>(k) * channels, target, samples);
   }
 }
 
@@ -168,12 +170,12 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
                           Op::kNeutral);
 
   std::vector<std::uint8_t> padded_storage(kVhgwLanes * padded_samples, Op::kNeutral);
-  std::vector<std::uint8_t> out_storage(kVhgwLanes * samples);
+  std::vector<std::uint8_t> out_storage(vhgw_row ? kVhgwLanes * samples : 0);
   std::uint8_t* padded[kVhgwLanes];
   std::uint8_t* out[kVhgwLanes];
   for (int lane = 0; lane < kVhgwLanes; ++lane) {
     padded[lane] = padded_storage.data() + lane * padded_samples;
-    out[lane] = out_storage.data() + lane * samples;
+    out[lane] = vhgw_row ? out_storage.data() + lane * samples : nullptr;
   }
   std::vector<std::uint8_t> scratch;
   ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height);
@@ -190,21 +192,18 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
       }
     }
     if (vhgw_row) {
-      detail::row_vhgw<Op>(padded, out, width, channels, r.width, padded_pixels, scratch);
-    }
-    for (int lane = 0; lane < lanes; ++lane) {
-      const std::uint8_t* result = padded[lane];  // a one-pixel-wide rectangle: as is
-      if (vhgw_row) {
-        result = out[lane];
-      } else if (r.width > 1) {
-        plain_row<Op>(padded[lane], out[lane], samples, channels, r.width);
-        result = out[lane];
+      // Straight into dst when overwriting; lanes past the block go to scratch rows.
+      std::uint8_t* targets[kVhgwLanes];
+      for (int lane = 0; lane < kVhgwLanes; ++lane) {
+        targets[lane] = overwrite && lane < lanes ? dst.row(y0 + lane) : out[lane];
       }
-      std::uint8_t* target = dst.row(y0 + lane);
-      if (overwrite) {
-        std::copy_n(result, samples, target);
-      } else {
-        combine<Op>(target, result, target, samples);
+      detail::row_vhgw<Op>(padded, targets, width, channels, r.width, padded_pixels, scratch);
+      for (int lane = 0; lane < lanes && !overwrite; ++lane) {
+        combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples);
+      }
+    } else {
+      for (int lane = 0; lane < lanes; ++lane) {
+        plain_row<Op>(padded[lane], dst.row(y0 + lane), samples, channels, r.width, overwrite);
       }
     }
   }

@@ -21,6 +21,10 @@ struct MaxOp {
   static std::uint8_t apply(std::uint8_t a, std::uint8_t b) { return a > b ? a : b; }
 };
 
+/// out[i] = op(a[i], b[i]) for i < n; out may be a or b. One whole-row vector loop.
+template <typename Op>
+void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n);
+
 /// Rows a horizontal van Herk/Gil-Werman batch handles at once: one vector lane per row
 /// after a byte transpose.
 inline constexpr int kVhgwLanes = 16;
@@ -59,9 +63,11 @@ class ColumnVhgw {
   const SourceRows& rows_;
   int first_start_;  ///< source row of the first window's start
   int height_;
-  int index_ = 0;                     ///< output rows produced so far
-  std::vector<std::uint8_t> suffix_;  ///< height rows: suffix op of the current segment
-  std::vector<std::uint8_t> prefix_;  ///< running prefix op of the next segment
+  int index_ = 0;                             ///< output rows produced so far
+  std::vector<std::uint8_t> suffix_;          ///< height - 1 rows: suffix op of the current segment
+  std::vector<std::uint8_t> prefix_;          ///< running prefix op of the next segment
+  const std::uint8_t* last_row_ = nullptr;    ///< the segment's last row: its own suffix
+  const std::uint8_t* prefix_row_ = nullptr;  ///< the prefix: prefix_ or a source row
 };
 
 /// The row pass by van Herk/Gil-Werman over kVhgwLanes rows at once: out[lane] pixel x =

@@ -9,6 +9,7 @@
 // over lines, each step a vector min/max across the rows, and the result is transposed back.
 #include <cstring>
 
+#include "row_kernels_internal.hpp"
 #include "row_kernels_morphology.hpp"
 
 #if defined(__SSE2__)
@@ -21,16 +22,10 @@ namespace {
 constexpr int kTile = kVhgwLanes;  ///< the transpose's tile: kVhgwLanes x kVhgwLanes bytes
 static_assert(kTile == 16, "the SSE2 transpose handles 16 x 16 byte tiles");
 
-/// out[i] = op(a[i], b[i]); out may be a or b.
-template <typename Op>
-void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = Op::apply(a[i], b[i]);
-}
-
 #if defined(__SSE2__)
 /// Transposes a 16 x 16 byte tile held in 16 vectors, in four interleaving stages (bytes,
 /// then 16-, 32- and 64-bit units).
-void transpose_tile(__m128i v[kTile]) {
+inline __attribute__((always_inline)) void transpose_tile(__m128i v[kTile]) {
   __m128i pairs[kTile];  // pairs[p]: rows 2p, 2p+1 columns 0-7; pairs[p + 8]: columns 8-15
   for (int p = 0; p < kTile / 2; ++p) {
     pairs[p] = _mm_unpacklo_epi8(v[2 * p], v[2 * p + 1]);
@@ -101,8 +96,9 @@ void lines_to_rows(const std::uint8_t* lines, std::size_t samples, std::uint8_t*
 /// row_vhgw for C channels: a line (one pixel of every lane) is kVhgwLanes * C bytes, a
 /// constant, so each line step is a few whole vectors.
 template <typename Op, int C>
-void row_vhgw_lines(const std::uint8_t* const* padded, std::uint8_t* const* out, int width,
-                    int window, int padded_pixels, std::vector<std::uint8_t>& scratch) {
+PARFILTER_VECTOR_CLONES void row_vhgw_lines(const std::uint8_t* const* padded,
+                                            std::uint8_t* const* out, int width, int window,
+                                            int padded_pixels, std::vector<std::uint8_t>& scratch) {
   constexpr std::size_t kLine = static_cast<std::size_t>(kVhgwLanes) * C;
   const std::size_t line_count = static_cast<std::size_t>(padded_pixels);
   scratch.resize(2 * line_count * kLine);
@@ -144,11 +140,17 @@ void row_vhgw_lines(const std::uint8_t* const* padded, std::uint8_t* const* out,
 }  // namespace
 
 template <typename Op>
+PARFILTER_VECTOR_CLONES void combine(const std::uint8_t* a, const std::uint8_t* b,
+                                     std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = Op::apply(a[i], b[i]);
+}
+
+template <typename Op>
 ColumnVhgw<Op>::ColumnVhgw(const SourceRows& rows, int first_row, int dy, int height)
     : rows_(rows),
       first_start_(first_row + dy),
       height_(height),
-      suffix_(rows.bytes() * static_cast<std::size_t>(height)),
+      suffix_(rows.bytes() * static_cast<std::size_t>(height - 1)),
       prefix_(rows.bytes()) {}
 
 template <typename Op>
@@ -158,22 +160,26 @@ void ColumnVhgw<Op>::next(std::uint8_t* out) {
   const int segment_start = first_start_ + index_ - j;
   const auto suffix = [&](int i) { return suffix_.data() + static_cast<std::size_t>(i) * n; };
   if (j == 0) {
-    // A new segment: suffix(i) = op over source rows [segment_start + i, segment_start + h).
-    std::memcpy(suffix(height_ - 1), rows_.row(segment_start + height_ - 1), n);
+    // A new segment: suffix(i) = op over source rows [segment_start + i, segment_start + h);
+    // the last one is the source row itself, not copied.
+    last_row_ = rows_.row(segment_start + height_ - 1);
+    const std::uint8_t* later = last_row_;
     for (int i = height_ - 2; i >= 0; --i) {
-      combine<Op>(rows_.row(segment_start + i), suffix(i + 1), suffix(i), n);
+      combine<Op>(rows_.row(segment_start + i), later, suffix(i), n);
+      later = suffix(i);
     }
-    std::memcpy(out, suffix(0), n);
+    std::memcpy(out, later, n);
   } else {
     // Window [segment_start + j, segment_start + h + j): suffix j, and the next segment's
-    // prefix up to its row j - 1.
+    // prefix over its rows [0, j), which is the entering row alone for j = 1.
     const std::uint8_t* entering = rows_.row(segment_start + height_ + j - 1);
     if (j == 1) {
-      std::memcpy(prefix_.data(), entering, n);
+      prefix_row_ = entering;
     } else {
-      combine<Op>(prefix_.data(), entering, prefix_.data(), n);
+      combine<Op>(prefix_row_, entering, prefix_.data(), n);
+      prefix_row_ = prefix_.data();
     }
-    combine<Op>(suffix(j), prefix_.data(), out, n);
+    combine<Op>(j == height_ - 1 ? last_row_ : suffix(j), prefix_row_, out, n);
   }
   ++index_;
 }
@@ -194,6 +200,8 @@ void row_vhgw(const std::uint8_t* const* padded, std::uint8_t* const* out, int w
   }
 }
 
+template void combine<MinOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
+template void combine<MaxOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
 template class ColumnVhgw<MinOp>;
 template class ColumnVhgw<MaxOp>;
 template void row_vhgw<MinOp>(const std::uint8_t* const*, std::uint8_t* const*, int, int, int, int,

@@ -10,6 +10,7 @@
 #endif
 
 #include "parfilter/row_kernels.hpp"
+#include "row_kernels_internal.hpp"
 
 namespace parfilter::kernels {
 namespace {
@@ -110,7 +111,8 @@ __m128i luma8(__m128i r, __m128i g, __m128i b, LumaWeights w) {
 
 /// out[x] = the luma of pixel x of an RGB(A) row of C channels.
 template <int C>
-void luma_row(const std::uint8_t* in, std::uint8_t* out, int width, LumaWeights w) {
+PARFILTER_VECTOR_CLONES void luma_row(const std::uint8_t* in, std::uint8_t* out, int width,
+                                      LumaWeights w) {
   int x = 0;
 #if defined(__SSE2__)
   if constexpr (C == kRgbChannels) {
@@ -175,7 +177,8 @@ struct ChromaTables {
 /// One output row of the 2x2 pool from input rows row0 and row1: the full windows, then a
 /// last partial one (one column) for an odd width.
 template <int C>
-void pool_row(const std::uint8_t* row0, const std::uint8_t* row1, std::uint8_t* out, int in_width) {
+PARFILTER_VECTOR_CLONES void pool_row(const std::uint8_t* row0, const std::uint8_t* row1,
+                                      std::uint8_t* out, int in_width) {
   const int full = in_width / kPoolStride;
   for (int ox = 0; ox < full; ++ox) {
     for (int c = 0; c < C; ++c) {
