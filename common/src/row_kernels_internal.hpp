@@ -17,8 +17,11 @@
 /// On x86-64 Linux with GCC, a function marked PARFILTER_VECTOR_CLONES is compiled twice, for
 /// AVX2 and for the baseline (SSE2), and the loader picks the one the CPU runs (an ifunc):
 /// the vector loops get 32-byte lanes where available with no -march in the build. Only
-/// whole-row loops are marked, so the indirect call costs nothing per pixel.
+/// whole-row loops are marked, so the indirect call costs nothing per pixel. Sanitizer builds
+/// get the baseline only: GCC 12 instruments the ifunc resolver, which then runs before the
+/// ThreadSanitizer runtime is up and crashes.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__) &&                       \
     !defined(PARFILTER_NO_VECTOR_CLONES)
 #define PARFILTER_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
