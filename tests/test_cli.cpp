@@ -1,10 +1,5 @@
 // Drives the real parfilter-serial executable (posix_spawn, no shell): exit codes, stdout,
 // stderr and the files it writes or must not write.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -16,9 +11,8 @@
 #include "parfilter/histogram_output.hpp"
 #include "parfilter/image_io.hpp"
 #include "parfilter/reference.hpp"
+#include "support/run_process.hpp"
 #include "support/test_images.hpp"
-
-extern char** environ;
 
 namespace parfilter {
 namespace {
@@ -59,38 +53,14 @@ class CliTest : public ::testing::Test {
  protected:
   /// Runs parfilter-serial with `args`, stdout and stderr captured in files outside work_.
   RunResult run(const std::vector<std::string>& args) {
-    const fs::path out_path = capture_ / "stdout";
-    const fs::path err_path = capture_ / "stderr";
-    std::vector<std::string> storage = {kExe};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : storage) argv.push_back(a.data());
-    argv.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid = 0;
-    const int spawned = posix_spawn(&pid, kExe, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    RunResult result;
-    if (spawned != 0) {
-      ADD_FAILURE() << "cannot start " << kExe;
-      return result;
+    std::vector<std::string> argv = {kExe};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const test::ProcessResult process = test::run_process(argv, capture_.path());
+    RunResult result{process.exit_code, process.out, process.err};
+    if (process.signal != 0) {
+      result.exit_code = kSignalExitBase + process.signal;
+      ADD_FAILURE() << "parfilter-serial crashed (signal " << process.signal << ")";
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status)) {
-      result.exit_code = WEXITSTATUS(status);
-    } else {
-      result.exit_code = kSignalExitBase + WTERMSIG(status);
-      ADD_FAILURE() << "parfilter-serial crashed (signal " << WTERMSIG(status) << ")";
-    }
-    result.out = read_file(out_path);
-    result.err = read_file(err_path);
     return result;
   }
 

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,17 +23,34 @@ struct PngInfo {
   std::uint64_t width = 0;
   std::uint64_t height = 0;
   int channels = 0;  // as parfilter loads it: gray 1, RGB and palette 3, with alpha 4
-  std::optional<std::string> incomplete;  // why the chunks are cut short, if they are
+  std::optional<std::string> incomplete;  // why the chunks are cut short or unusable, if so
 };
 
-/// Reads IHDR and walks the chunks: every chunk must lie inside the file and IEND must be
-/// present (else `incomplete` says why). Returns the cause when there is no valid IHDR.
+/// The product of `factors`, or UINT64_MAX where it overflows.
+[[nodiscard]] inline std::uint64_t saturating_product(
+    std::initializer_list<std::uint64_t> factors) {
+  std::uint64_t product = 1;
+  for (std::uint64_t factor : factors) {
+    if (__builtin_mul_overflow(product, factor, &product)) return UINT64_MAX;
+  }
+  return product;
+}
+
+/// Deflate codes at most 258 bytes (one length-258 match) in 2 bits (a length code and a
+/// distance code of 1 bit each): no zlib stream inflates more than 1032 bytes per byte.
+inline constexpr std::uint64_t kMaxInflateRatio = 1032;
+
+/// Reads IHDR and walks the chunks: every chunk must lie inside the file, IEND must be present
+/// and the IDAT chunks must be long enough to inflate to the pixels IHDR claims (else
+/// `incomplete` says why). Returns the cause when there is no valid IHDR.
 [[nodiscard]] inline std::optional<std::string> parse_png(std::span<const std::uint8_t> bytes,
                                                           PngInfo& info) {
   constexpr std::uint64_t kLengthAndType = 8;
   constexpr std::uint64_t kCrcSize = 4;
   constexpr std::uint64_t kHeaderLength = 13;
-  constexpr std::uint64_t kColorTypeOffset = 9;  // within IHDR's data
+  constexpr std::uint64_t kBitDepthOffset = 8;  // within IHDR's data
+  constexpr std::uint64_t kColorTypeOffset = 9;
+  constexpr std::uint64_t kBitsPerByte = 8;
   auto big_endian = [&](std::uint64_t at) {
     return (std::uint32_t{bytes[at]} << 24) | (std::uint32_t{bytes[at + 1]} << 16) |
            (std::uint32_t{bytes[at + 2]} << 8) | std::uint32_t{bytes[at + 3]};
@@ -51,9 +70,28 @@ struct PngInfo {
   const int color_type = bytes[data + kColorTypeOffset];
   const bool has_alpha = color_type == 4 || color_type == 6;
   info.channels = has_alpha ? 4 : color_type == 0 ? 1 : 3;
+  // The fewest bytes the pixels inflate to: width x height samples of bit_depth bits (filter
+  // bytes and interlacing only add). Unknown colour types count 1 sample: stb refuses them.
+  constexpr std::array<std::uint64_t, 7> kSamplesOfColorType{1, 1, 3, 1, 2, 1, 4};
+  const std::uint64_t samples = color_type < static_cast<int>(kSamplesOfColorType.size())
+                                    ? kSamplesOfColorType[color_type]
+                                    : 1;
+  const std::uint64_t bit_depth = std::max<std::uint64_t>(bytes[data + kBitDepthOffset], 1);
+  const std::uint64_t min_pixel_bytes =
+      saturating_product({info.width, info.height, samples, bit_depth}) / kBitsPerByte;
+  std::uint64_t compressed_bytes = 0;
+  // A chunk type is 4 ASCII letters; anything else would be raw file bytes in the error line.
+  auto is_chunk_type = [](const std::string& type) {
+    return std::all_of(type.begin(), type.end(),
+                       [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); });
+  };
   while (at + kLengthAndType <= bytes.size()) {
     const std::uint64_t length = big_endian(at);
     const std::string type = type_at(at);
+    if (!is_chunk_type(type)) {
+      info.incomplete = "corrupt PNG: invalid chunk type at offset " + std::to_string(at);
+      return std::nullopt;
+    }
     const std::uint64_t chunk_end = at + kLengthAndType + length + kCrcSize;
     if (chunk_end > bytes.size()) {
       info.incomplete = "truncated file: PNG chunk " + type + " needs " +
@@ -62,70 +100,20 @@ struct PngInfo {
       return std::nullopt;
     }
     if (type == "tRNS" && !has_alpha) info.channels = 4;  // a palette alpha or colour key
-    if (type == "IEND") return std::nullopt;
+    if (type == "IDAT") compressed_bytes += length;
+    if (type == "IEND") {
+      if (compressed_bytes * kMaxInflateRatio < min_pixel_bytes) {
+        info.incomplete = "truncated or corrupt PNG: " + std::to_string(compressed_bytes) +
+                          " bytes of image data cannot hold " + std::to_string(info.width) + "x" +
+                          std::to_string(info.height) + " pixels (" +
+                          std::to_string(min_pixel_bytes) + " bytes)";
+      }
+      return std::nullopt;
+    }
     at = chunk_end;
   }
   info.incomplete = "truncated file: the PNG ends without an IEND chunk";
   return std::nullopt;
-}
-
-/// Walks the JPEG marker segments the way stb_image finds them (bytes before a 0xFF are
-/// skipped, entropy-coded data after SOS runs to the next marker that is not a stuffed 0xFF00
-/// or a restart) and checks each Huffman table (DHT): at most 256 codes, inside its segment.
-/// stb_image 2.27 writes past its tables otherwise (fixed upstream in 2.28). Also reports a
-/// file that ends inside a segment or before EOI.
-struct JpegCheck {
-  std::optional<std::string> corrupt;     // must be refused before stb sees the file
-  std::optional<std::string> incomplete;  // reported after the size check
-};
-
-[[nodiscard]] inline JpegCheck check_jpeg_segments(std::span<const std::uint8_t> bytes) {
-  constexpr std::uint8_t kMarkerPrefix = 0xff;
-  constexpr std::uint8_t kEndOfImage = 0xd9;
-  constexpr std::uint8_t kStartOfScan = 0xda;
-  constexpr std::uint8_t kHuffmanTables = 0xc4;
-  constexpr std::uint8_t kFirstRestart = 0xd0;
-  constexpr std::uint8_t kLastRestart = 0xd7;
-  constexpr std::uint8_t kTemporary = 0x01;
-  constexpr std::size_t kCodeLengthCounts = 16;
-  constexpr std::size_t kMaxHuffmanCodes = 256;
-  const JpegCheck truncated{std::nullopt, "truncated file: the JPEG ends before its EOI marker"};
-  auto corrupt = [](std::string cause) { return JpegCheck{std::move(cause), std::nullopt}; };
-  auto is_restart = [&](std::uint8_t m) { return m >= kFirstRestart && m <= kLastRestart; };
-  std::size_t at = 2;  // after SOI
-  while (true) {
-    while (at < bytes.size() && bytes[at] != kMarkerPrefix) ++at;
-    while (at < bytes.size() && bytes[at] == kMarkerPrefix) ++at;
-    if (at >= bytes.size()) return truncated;
-    const std::uint8_t marker = bytes[at++];
-    if (marker == kEndOfImage) return {};
-    if (is_restart(marker) || marker == kTemporary || marker == 0) continue;
-    if (at + 2 > bytes.size()) return truncated;
-    const std::size_t end = at + (std::size_t{bytes[at]} << 8 | bytes[at + 1]);
-    if (end > bytes.size()) return truncated;
-    if (marker == kHuffmanTables) {
-      for (std::size_t table = at + 2; table < end;) {
-        if (table + 1 + kCodeLengthCounts > end) return corrupt("corrupt JPEG Huffman table");
-        std::size_t codes = 0;
-        for (std::size_t i = 1; i <= kCodeLengthCounts; ++i) codes += bytes[table + i];
-        if (codes > kMaxHuffmanCodes) {
-          return corrupt("corrupt JPEG Huffman table with " + std::to_string(codes) +
-                         " codes (at most " + std::to_string(kMaxHuffmanCodes) + ")");
-        }
-        table += 1 + kCodeLengthCounts + codes;
-        if (table > end) return corrupt("corrupt JPEG Huffman table");
-      }
-    }
-    at = end;
-    if (marker == kStartOfScan) {  // skip the entropy-coded data
-      while (at + 1 < bytes.size() &&
-             !(bytes[at] == kMarkerPrefix && bytes[at + 1] != 0 && bytes[at + 1] != kMarkerPrefix &&
-               !is_restart(bytes[at + 1]))) {
-        ++at;
-      }
-      if (at + 1 >= bytes.size()) return truncated;
-    }
-  }
 }
 
 struct PnmHeader {

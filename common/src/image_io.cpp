@@ -15,6 +15,8 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -23,6 +25,7 @@
 
 #include "bmp_fallback.hpp"
 #include "format_checks.hpp"
+#include "jpeg_checks.hpp"
 #include "parfilter/error.hpp"
 
 #define STBI_NO_STDIO
@@ -218,7 +221,8 @@ Image load_png(std::span<const std::uint8_t> bytes, const std::string& name,
 // JPEG and TGA: dimensions from stb's probe.
 Image load_probed_by_stb(std::span<const std::uint8_t> bytes, const std::string& name,
                          Container container, const LoadOptions& options) {
-  // stb_image 2.27 overruns oversized JPEG Huffman tables even in its header probe.
+  // stb_image 2.27 overruns oversized JPEG Huffman tables even in its header probe
+  // (jpeg_checks.hpp lists what else it mishandles).
   detail::JpegCheck jpeg;
   if (container == Container::jpeg) jpeg = detail::check_jpeg_segments(bytes);
   if (jpeg.corrupt) fail(name, *jpeg.corrupt);
@@ -242,7 +246,7 @@ Image load_probed_by_stb(std::span<const std::uint8_t> bytes, const std::string&
   check_size(name, width, height, channels, options.max_bytes);
   // stb reads zeros past the end of a truncated JPEG or TGA.
   const auto incomplete =
-      container == Container::jpeg ? jpeg.incomplete : detail::check_tga_data(bytes);
+      container == Container::jpeg ? jpeg.undecodable : detail::check_tga_data(bytes);
   if (incomplete) fail(name, *incomplete);
   return decode_with_stb(bytes, name, container, width, height, channels);
 }
@@ -369,6 +373,14 @@ mode_t new_file_mode() {
   return mode;
 }
 
+// TEST-ONLY fault injection, inert unless the variable is set: the process SIGKILLs itself once
+// half of the temporary file is written, as a crash or `kill -9` during a save would
+// (tests/test_data_safety.cpp shows that the old file survives).
+bool test_kill_during_save() {
+  static const bool requested = std::getenv("PARFILTER_TEST_KILL_DURING_SAVE") != nullptr;
+  return requested;
+}
+
 // The temporary file: closed and removed on scope exit unless committed.
 class TemporaryFile {
  public:
@@ -417,12 +429,19 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
     return RuntimeError(name + ": " + what + ": " + system_error_text(errno));
   };
   std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t wrote = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0) throw failure("write error");
-    done += static_cast<std::size_t>(wrote);
+  auto write_until = [&](std::size_t end) {
+    while (done < end) {
+      const ssize_t wrote = ::write(fd, bytes.data() + done, end - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote < 0) throw failure("write error");
+      done += static_cast<std::size_t>(wrote);
+    }
+  };
+  if (test_kill_during_save()) {
+    write_until(bytes.size() / 2);
+    ::raise(SIGKILL);
   }
+  write_until(bytes.size());
   if (::fchmod(fd, new_file_mode()) != 0) throw failure("cannot set permissions");
   if (::fsync(fd) != 0) throw failure("fsync failed");
   if (temporary.close() != 0) throw failure("close failed");

@@ -35,9 +35,12 @@ enum class ImageFormat { png, bmp, jpeg, tga };
 /// throws InputError("<path>: unknown output extension ...").
 [[nodiscard]] ImageFormat format_for_path(const std::filesystem::path& path);
 
-/// Writes `bytes` to `path` atomically: into a temporary file in the same directory, then
-/// renamed into place. On any failure the temporary is removed and an existing file at
-/// `path` is left as it was. Throws RuntimeError naming the path and the cause.
+/// Writes `bytes` to `path` atomically: into a hidden temporary file ".<name>.tmp.XXXXXX" in the
+/// same directory, then renamed into place. On any failure the temporary is removed and an
+/// existing file at `path` is left as it was. Throws RuntimeError naming the path and the cause.
+/// A process killed while writing cannot remove its temporary: `path` is still the old file (or
+/// absent), never a partial one, and the stale hidden temporary, which parfilter never reads,
+/// may be deleted whenever no parfilter is writing into that directory.
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
 
 /// Encodes `image` in the format given by the extension of `path` and writes it atomically.

@@ -1,0 +1,44 @@
+// Builders of image files byte by byte, for tests of the loader on layouts no encoder writes:
+// any PNG chunk sequence (stored deflate blocks), BMP and TGA headers with any field.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace parfilter::test::files {
+
+using Bytes = std::vector<std::uint8_t>;
+
+void write_bytes(const std::filesystem::path& path, const Bytes& bytes);
+void write_text(const std::filesystem::path& path, const std::string& text);
+[[nodiscard]] Bytes read_bytes(const std::filesystem::path& path);
+
+void put_le16(Bytes& out, std::uint32_t v);
+void put_le32(Bytes& out, std::uint32_t v);
+void put_be32(Bytes& out, std::uint32_t v);
+
+/// CRC-32 as PNG chunks use it.
+[[nodiscard]] std::uint32_t crc32(const Bytes& bytes);
+/// A zlib stream of stored (uncompressed) deflate blocks.
+[[nodiscard]] Bytes zlib_stored(const Bytes& raw);
+/// Appends length, type, data and CRC.
+void put_chunk(Bytes& png, const std::string& type, const Bytes& data);
+
+enum PngColor : std::uint8_t { kGray = 0, kRgb = 2, kPalette = 3, kGrayAlpha = 4, kRgba = 6 };
+
+/// A PNG: IHDR, PLTE and tRNS when given, one IDAT (when `rows` is not empty), IEND. `rows`
+/// holds each row's packed samples; filter bytes (none) are added here.
+[[nodiscard]] Bytes make_png(std::uint32_t width, std::uint32_t height, int bit_depth,
+                             PngColor color, const std::vector<Bytes>& rows,
+                             const Bytes& palette = {}, const Bytes& trns = {});
+
+/// A 24-bit bottom-up BMP header (BITMAPINFOHEADER), optionally followed by pixel bytes.
+[[nodiscard]] Bytes make_bmp(std::int32_t width, std::int32_t height, const Bytes& pixels = {});
+
+/// An uncompressed true-colour TGA (type 2), origin at the top left when `top_down`.
+[[nodiscard]] Bytes make_tga(std::uint16_t width, std::uint16_t height, int bits, bool top_down,
+                             const Bytes& pixels);
+
+}  // namespace parfilter::test::files

@@ -1,0 +1,207 @@
+// The loader against hostile files: the size limit holds for every format, a file that claims
+// more pixel data than it holds is refused (or, for RLE BMP, padded as documented) without a
+// large allocation, and the inputs that stb_image 2.27 mishandles (found by fuzzing, see
+// docs/HARDENING.md) are refused before stb decodes them.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "parfilter/error.hpp"
+#include "parfilter/image_io.hpp"
+#include "support/image_files.hpp"
+#include "support/test_images.hpp"
+
+namespace parfilter {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace test::files;  // NOLINT: the file builders are this test's vocabulary
+using Clock = std::chrono::steady_clock;
+
+// Refusing from the headers allocates nothing and decodes nothing: far below this.
+constexpr auto kFastRefusal = std::chrono::seconds(2);
+constexpr std::uint64_t kSmallLimit = 1000;
+
+/// The InputError message of loading `bytes`, or "" when it loads.
+std::string load_error(const Bytes& bytes, const LoadOptions& options = {}) {
+  try {
+    (void)load_image_from_memory(bytes, "hostile", options);
+    return "";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+/// Expects a fast, one-line refusal that contains `cause`.
+void expect_refused(const Bytes& bytes, const std::string& cause, const LoadOptions& options = {}) {
+  const auto start = Clock::now();
+  const std::string message = load_error(bytes, options);
+  EXPECT_LT(Clock::now() - start, kFastRefusal) << cause;
+  EXPECT_NE(message.find(cause), std::string::npos) << "expected '" << cause << "': " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+Bytes encoded(const Image& image, const std::string& extension) {
+  test::TempDir dir;
+  const fs::path path = dir / ("image" + extension);
+  save_image(image, path);
+  return read_bytes(path);
+}
+
+void put_be16(Bytes& bytes, std::size_t at, std::uint32_t value) {
+  bytes[at] = static_cast<std::uint8_t>(value >> 8);
+  bytes[at + 1] = static_cast<std::uint8_t>(value);
+}
+
+// ---- JPEG: stb_image_write's baseline files (DQT, SOF0, DHT, SOS at fixed places), edited.
+
+/// The offset of the first segment with `marker` (its 0xFF byte).
+std::size_t segment_at(const Bytes& jpeg, std::uint8_t marker) {
+  for (std::size_t at = 2; at + 1 < jpeg.size(); ++at) {
+    if (jpeg[at] == 0xff && jpeg[at + 1] == marker) return at;
+  }
+  ADD_FAILURE() << "no marker " << int{marker};
+  return 0;
+}
+
+constexpr std::uint8_t kSof0 = 0xc0;
+constexpr std::uint8_t kDqt = 0xdb;
+constexpr std::uint8_t kDht = 0xc4;
+constexpr std::uint8_t kSos = 0xda;
+constexpr std::size_t kSofHeight = 5;            // from the 0xFF: marker 2, length 2, precision 1
+constexpr std::size_t kSofComponents = 10;       // Nf at 9, then id, sampling, table per component
+constexpr std::size_t kSosComponents = 5;        // Ns at 4, then id, tables per component
+constexpr std::uint8_t kUndefinedTables = 0x22;  // DC table 2, AC table 2: never written
+
+Bytes small_jpeg() { return encoded(test::synthetic_image(16, 16, 3, 4), ".jpg"); }
+
+TEST(HostileJpeg, UndefinedQuantizationTable) {
+  Bytes jpeg = small_jpeg();
+  jpeg[segment_at(jpeg, kSof0) + kSofComponents + 3 + 2] = 2;  // component 2 uses table 2
+  expect_refused(jpeg, "a scan uses a quantization table that no DQT segment defines");
+  // A DQT moved out of the way: the marker renamed to an APP segment stb skips.
+  Bytes no_dqt = small_jpeg();
+  no_dqt[segment_at(no_dqt, kDqt) + 1] = 0xe5;
+  expect_refused(no_dqt, "no DQT segment defines");
+}
+
+TEST(HostileJpeg, UndefinedHuffmanTable) {
+  Bytes jpeg = small_jpeg();
+  jpeg[segment_at(jpeg, kSos) + kSosComponents + 2 + 1] = kUndefinedTables;
+  expect_refused(jpeg, "a scan uses a Huffman table that no DHT segment defines");
+  Bytes no_dht = small_jpeg();
+  no_dht[segment_at(no_dht, kDht) + 1] = 0xe5;
+  expect_refused(no_dht, "no DHT segment defines");
+}
+
+TEST(HostileJpeg, ComponentNoScanCodes) {
+  // Two components with id 1: stb decodes the first, the second would stay uninitialized.
+  Bytes jpeg = small_jpeg();
+  const std::size_t sof = segment_at(jpeg, kSof0);
+  jpeg[sof + kSofComponents + 3] = jpeg[sof + kSofComponents];
+  expect_refused(jpeg, "is coded by no scan");
+}
+
+TEST(HostileJpeg, ScansTooShortForTheFrame) {
+  // 30000 x 20000 x 3 is under the default limit, but a few hundred bytes cannot code it.
+  Bytes jpeg = small_jpeg();
+  const std::size_t sof = segment_at(jpeg, kSof0);
+  put_be16(jpeg, sof + kSofHeight, 20000);
+  put_be16(jpeg, sof + kSofHeight + 2, 30000);
+  expect_refused(jpeg, "bytes of scan data cannot code its 30000x20000 frame");
+}
+
+TEST(HostileJpeg, OverTheLimit) {
+  Bytes jpeg = small_jpeg();
+  const std::size_t sof = segment_at(jpeg, kSof0);
+  put_be16(jpeg, sof + kSofHeight, 65535);
+  put_be16(jpeg, sof + kSofHeight + 2, 65535);
+  expect_refused(jpeg, "65535x65535 with 3 channels needs 12884508675 bytes, over the limit");
+}
+
+// ---- PNG
+
+TEST(HostilePng, ChunkTypeOfRawBytesIsNotEchoed) {
+  Bytes png = make_png(1, 1, 8, kGray, {{0}});
+  const std::size_t second_chunk = 8 + 12 + 13;
+  for (std::size_t i = 0; i < 4; ++i) png[second_chunk + 4 + i] = "\n\x1b[2"[i];
+  const std::string message = load_error(png);
+  EXPECT_NE(message.find("invalid chunk type at offset 33"), std::string::npos) << message;
+  EXPECT_EQ(message.find_first_of("\n\x1b"), std::string::npos) << message;
+}
+
+TEST(HostilePng, TooLittleDataForItsSize) {
+  // 20000 x 20000 gray is under the default limit; 1 stored byte cannot inflate to it.
+  Bytes png = make_png(20000, 20000, 8, kGray, {});
+  png.resize(png.size() - 12);  // IEND goes after the IDAT
+  put_chunk(png, "IDAT", zlib_stored({0}));
+  put_chunk(png, "IEND", {});
+  expect_refused(png, "bytes of image data cannot hold 20000x20000 pixels");
+}
+
+// ---- every format: the limit, and data shorter than the header claims
+
+TEST(HostileAnyFormat, EveryFormatHonoursTheLimit) {
+  const Image image = test::synthetic_image(100, 100, 3, 2);
+  for (const std::string extension : {".png", ".bmp", ".tga", ".jpg"}) {
+    SCOPED_TRACE(extension);
+    expect_refused(encoded(image, extension), "over the limit of 1000", LoadOptions{kSmallLimit});
+  }
+  const std::string ppm = "P6 100 100 255\n" + std::string(30000, '\x40');
+  expect_refused(Bytes(ppm.begin(), ppm.end()), "over the limit of 1000", LoadOptions{kSmallLimit});
+}
+
+TEST(HostileAnyFormat, TinyHeadersClaimingGiantImages) {
+  expect_refused(make_bmp(-100000, 100000), "negative width");
+  expect_refused(make_bmp(46341, 46341), "over the limit");  // 46341^2 * 3 > 2^31
+  const std::string ppm = "P6 40000 40000 65535\n";
+  expect_refused(Bytes(ppm.begin(), ppm.end()), "over the limit");
+  Bytes rle_tga = make_tga(65535, 65535, 8, false, {0xff, 7});
+  rle_tga[2] = 11;  // RLE gray
+  expect_refused(rle_tga, "over the limit");
+}
+
+TEST(HostileAnyFormat, DataShorterThanTheHeaderClaimsIsRefused) {
+  // Each under the default limit, each with a few bytes of data.
+  expect_refused(make_bmp(20000, 20000, Bytes(64, 1)), "truncated file");
+  const std::string pgm = "P5 20000 20000 255\n" + std::string(64, 'x');
+  expect_refused(Bytes(pgm.begin(), pgm.end()), "truncated file");
+  expect_refused(make_tga(20000, 20000, 24, false, Bytes(64, 1)), "truncated file");
+  Bytes rle_tga = make_tga(20000, 20000, 24, false, {0xff, 1, 2, 3});
+  rle_tga[2] = 10;  // RLE true colour: one packet of 128 pixels
+  expect_refused(rle_tga, "truncated file");
+}
+
+// An RLE stream that ends early leaves the remaining pixels at palette entry 0 (README).
+TEST(HostileAnyFormat, ShortRleBmpIsPaddedWithPaletteEntryZero) {
+  constexpr std::uint32_t kHeaders = 14 + 40;
+  constexpr std::uint32_t kPaletteBytes = 2 * 4;
+  Bytes bmp{'B', 'M'};
+  const Bytes stream{2, 1, 0, 1};  // two pixels of index 1, end of bitmap
+  put_le32(bmp, kHeaders + kPaletteBytes + static_cast<std::uint32_t>(stream.size()));
+  put_le32(bmp, 0);
+  put_le32(bmp, kHeaders + kPaletteBytes);
+  put_le32(bmp, 40);
+  put_le32(bmp, 3);  // 3 x 2, bottom-up
+  put_le32(bmp, 2);
+  put_le16(bmp, 1);
+  put_le16(bmp, 8);
+  put_le32(bmp, 1);                              // BI_RLE8
+  for (int i = 0; i < 3; ++i) put_le32(bmp, 0);  // image size, resolution
+  put_le32(bmp, 2);                              // colours used
+  put_le32(bmp, 0);
+  bmp.insert(bmp.end(), {10, 20, 30, 0, 200, 150, 100, 0});  // BGRA entries 0 and 1
+  bmp.insert(bmp.end(), stream.begin(), stream.end());
+  const Image image = load_image_from_memory(bmp, "rle");
+  const Image expected = test::make_image(3, 2, 3,
+                                          {30, 20, 10, 30, 20, 10, 30, 20, 10,  //
+                                           100, 150, 200, 100, 150, 200, 30, 20, 10});
+  EXPECT_TRUE(test::same_image(expected, image));
+}
+
+}  // namespace
+}  // namespace parfilter
