@@ -1,13 +1,184 @@
-// The 2-D van Herk/Gil-Werman tile: both 1-D passes of one rectangle in shared memory.
+// One rectangle of a structuring element by van Herk/Gil-Werman, both passes in one kernel.
+//
+// A block owns a strip of kStripWidth output columns and kStripRows output rows and streams
+// down its input rows in chunks: the chunk's rows (strip plus horizontal apron) are loaded
+// into shared memory, each row's horizontal pass runs as vHGW over segments of the window's
+// width (suffix scans, then prefix scans that combine on the fly), and each thread then feeds
+// its column's horizontal results to a streaming vertical vHGW: a ring of h values per column
+// holds the previous segment's suffix extrema, overwritten in place by the current segment's
+// values just after each is used. Every input row is read once per strip (plus the apron), and
+// each pass costs a few extrema per pixel whatever the rectangle's size.
+//
+// Pixels are kept split in two registers of 16-bit lanes (bytes 0 and 2, bytes 1 and 3), so an
+// extremum of two pixels is two VIMNMX instructions.
+#include <algorithm>
+#include <mutex>
+
 #include "internal.hpp"
 #include "morphology_common.cuh"
 
 namespace parfilter::cuda {
+namespace {
 
-bool launch_morphology_vhgw_tile(MorphOp /*op*/, const DeviceImage& /*in*/,
-                                 const DeviceImage& /*out*/, const MorphRect& /*rect*/,
-                                 bool /*combine*/, cudaStream_t /*stream*/) {
-  return false;
+constexpr int kStripWidth = 128;  ///< output columns per block = threads per block
+constexpr int kStripRows = 256;   ///< output rows per block
+constexpr int kChunkRows = 16;    ///< input rows loaded and filtered together
+constexpr std::size_t kMaxSharedBytes = 160 * 1024;
+
+template <MorphOp Op>
+struct SplitMorph {
+  /// "Outside the image" per lane: 255 for erosion, 0 for dilation.
+  static constexpr std::uint32_t kNeutral = Op == MorphOp::erode ? 0x00FF00FFU : 0U;
+  __device__ static __forceinline__ uint2 combine(uint2 a, uint2 b) {
+    if constexpr (Op == MorphOp::erode) {
+      return make_uint2(__vminu2(a.x, b.x), __vminu2(a.y, b.y));
+    } else {
+      return make_uint2(__vmaxu2(a.x, b.x), __vmaxu2(a.y, b.y));
+    }
+  }
+};
+
+__device__ __forceinline__ uint2 split(std::uint32_t w) {
+  return make_uint2(even_lanes(w), odd_lanes(w));
+}
+
+template <int C, MorphOp Op>
+__global__ void __launch_bounds__(kStripWidth)
+    morph_strip_kernel(DeviceImage in, DeviceImage out, MorphRect rect, bool combine) {
+  using M = SplitMorph<Op>;
+  extern __shared__ uint2 shared[];
+  const int w = rect.x1 - rect.x0;
+  const int h = rect.y1 - rect.y0;
+  const int line = kStripWidth + w - 1;             // input pixels per row
+  uint2* rows_in = shared;                          // [kChunkRows][line]
+  uint2* suffix = rows_in + kChunkRows * line;      // [kChunkRows][line]
+  uint2* across = suffix + kChunkRows * line;       // [kChunkRows][kStripWidth]: row results
+  uint2* ring = across + kChunkRows * kStripWidth;  // [h][kStripWidth]: vertical state
+  const int tid = static_cast<int>(threadIdx.x);
+  const int x0 = static_cast<int>(blockIdx.x) * kStripWidth;
+  const int y0 = static_cast<int>(blockIdx.y) * kStripRows;
+  const int input_rows = min(kStripRows, in.height - y0) + h - 1;
+  const int segments = (line + w - 1) / w;
+  const uint2 neutral = make_uint2(M::kNeutral, M::kNeutral);
+  const int x = x0 + tid;  // this thread's output column
+  uint2 prefix = neutral;  // vertical prefix extremum of the current segment
+
+  for (int q0 = 0; q0 < input_rows; q0 += kChunkRows) {
+    const int chunk = min(kChunkRows, input_rows - q0);
+    // Load the chunk's rows, neutral outside the image.
+    for (int i = 0; i < chunk; ++i) {
+      const int y = y0 + rect.y0 + q0 + i;
+      for (int c = tid; c < line; c += kStripWidth) {
+        const int xx = x0 + rect.x0 + c;
+        rows_in[i * line + c] = y >= 0 && y < in.height && xx >= 0 && xx < in.width
+                                    ? split(load_pixel<C>(row_of(in, y), xx))
+                                    : neutral;
+      }
+    }
+    __syncthreads();
+    // Horizontal pass, part 1: suffix extrema of each segment of each row.
+    for (int t = tid; t < chunk * segments; t += kStripWidth) {
+      const uint2* src = rows_in + (t / segments) * line;
+      uint2* dst = suffix + (t / segments) * line;
+      const int begin = (t % segments) * w;
+      uint2 acc = neutral;
+      for (int c = min(begin + w, line) - 1; c >= begin; --c) {
+        acc = M::combine(acc, src[c]);
+        dst[c] = acc;
+      }
+    }
+    __syncthreads();
+    // Part 2: prefix extrema, each combined with the suffix extremum w - 1 columns back.
+    for (int t = tid; t < chunk * segments; t += kStripWidth) {
+      const int i = t / segments;
+      const uint2* src = rows_in + i * line;
+      const uint2* suf = suffix + i * line;
+      const int begin = (t % segments) * w;
+      uint2 acc = neutral;
+      for (int c = begin; c < min(begin + w, line); ++c) {
+        acc = M::combine(acc, src[c]);
+        const int a = c - w + 1;  // the output whose window ends at c
+        if (a >= 0 && a < kStripWidth) across[i * kStripWidth + a] = M::combine(suf[a], acc);
+      }
+    }
+    __syncthreads();
+    // Vertical pass: this thread's column, row by row.
+    for (int i = 0; i < chunk; ++i) {
+      const int q = q0 + i;
+      const int j = q % h;
+      const uint2 v = across[i * kStripWidth + tid];
+      prefix = j == 0 ? v : M::combine(prefix, v);
+      if (q >= h - 1) {
+        // Output row q - h + 1: its window is rows j + 1.. of the previous segment (their
+        // suffix extremum is in the ring) and rows ..j of this one (the prefix).
+        const uint2 result =
+            j == h - 1 ? prefix : M::combine(ring[(j + 1) * kStripWidth + tid], prefix);
+        const int y = y0 + q - h + 1;
+        if (x < in.width && y < in.height) {
+          std::uint32_t value = merge_lanes(result.x, result.y);
+          if (combine) value = Morph<Op>::combine(value, load_pixel<C>(row_of(out, y), x));
+          store_result<C>(out, in, x, y, value);
+        }
+      }
+      ring[j * kStripWidth + tid] = v;
+      if (j == h - 1) {  // segment complete: its suffix extrema, in place
+        for (int k = h - 2; k >= 0; --k) {
+          ring[k * kStripWidth + tid] =
+              M::combine(ring[k * kStripWidth + tid], ring[(k + 1) * kStripWidth + tid]);
+        }
+      }
+    }
+    // The next chunk's load may overwrite rows_in and suffix: every thread is past part 2.
+    // `across` is rewritten only after the next two barriers.
+  }
+}
+
+std::size_t shared_bytes(const MorphRect& rect) {
+  const auto w = static_cast<std::size_t>(rect.x1 - rect.x0);
+  const auto h = static_cast<std::size_t>(rect.y1 - rect.y0);
+  const std::size_t line = kStripWidth + w - 1;
+  return sizeof(uint2) * (2 * kChunkRows * line + kChunkRows * kStripWidth + h * kStripWidth);
+}
+
+int max_shared_bytes() {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  int bytes = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
+template <int C, MorphOp Op>
+void launch_strip(const DeviceImage& in, const DeviceImage& out, const MorphRect& rect,
+                  bool combine, std::size_t bytes, cudaStream_t stream) {
+  static std::once_flag opted_in;  // more than 48 KB of shared memory needs an opt-in
+  std::call_once(opted_in, [] {
+    const int limit = std::min(static_cast<int>(kMaxSharedBytes), max_shared_bytes());
+    CUDA_CHECK(cudaFuncSetAttribute(morph_strip_kernel<C, Op>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, limit));
+  });
+  const dim3 grid(blocks_for(in.width, kStripWidth), blocks_for(in.height, kStripRows));
+  morph_strip_kernel<C, Op><<<grid, kStripWidth, bytes, stream>>>(in, out, rect, combine);
+  CUDA_CHECK_LAUNCH("morph_strip_kernel");
+}
+
+}  // namespace
+
+bool launch_morphology_vhgw_tile(MorphOp op, const DeviceImage& in, const DeviceImage& out,
+                                 const MorphRect& rect, bool combine, cudaStream_t stream) {
+  const std::size_t bytes = shared_bytes(rect);
+  if (bytes > kMaxSharedBytes || bytes > static_cast<std::size_t>(max_shared_bytes())) {
+    return false;  // the caller runs the two 1-D passes through global memory
+  }
+  with_channels(in.channels, [&](auto c) {
+    constexpr int C = decltype(c)::value;
+    if (op == MorphOp::erode) {
+      launch_strip<C, MorphOp::erode>(in, out, rect, combine, bytes, stream);
+    } else {
+      launch_strip<C, MorphOp::dilate>(in, out, rect, combine, bytes, stream);
+    }
+  });
+  return true;
 }
 
 }  // namespace parfilter::cuda

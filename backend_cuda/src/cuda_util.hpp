@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -30,20 +31,22 @@ namespace parfilter::cuda {
 
 /// Owns one allocation made by Alloc and released by Free. Grow-only: reserve() reallocates
 /// (dropping the contents) only when the request exceeds the capacity, so buffers are reused
-/// across --repeat runs and across the images of a batch.
+/// across --repeat runs and across the images of a batch. The usable bytes start at a multiple
+/// of kAlignment (texture objects over linear memory need 512-byte aligned addresses; cudaMalloc
+/// promises only 256).
 template <typename Alloc, typename Free>
 class OwnedBytes {
  public:
+  static constexpr std::size_t kAlignment = 512;
+
   OwnedBytes() = default;
   OwnedBytes(const OwnedBytes&) = delete;
   OwnedBytes& operator=(const OwnedBytes&) = delete;
-  OwnedBytes(OwnedBytes&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  OwnedBytes(OwnedBytes&& other) noexcept { take(other); }
   OwnedBytes& operator=(OwnedBytes&& other) noexcept {
     if (this != &other) {
       release();
-      data_ = std::exchange(other.data_, nullptr);
-      bytes_ = std::exchange(other.bytes_, 0);
+      take(other);
     }
     return *this;
   }
@@ -52,7 +55,9 @@ class OwnedBytes {
   void reserve(std::size_t bytes) {
     if (bytes <= bytes_) return;
     release();
-    data_ = Alloc{}(bytes);
+    raw_ = Alloc{}(bytes + kAlignment - 1);
+    const auto address = reinterpret_cast<std::uintptr_t>(raw_);
+    data_ = static_cast<char*>(raw_) + (kAlignment - address % kAlignment) % kAlignment;
     bytes_ = bytes;
   }
   [[nodiscard]] void* get() const { return data_; }
@@ -63,11 +68,18 @@ class OwnedBytes {
   [[nodiscard]] std::size_t capacity() const { return bytes_; }
 
  private:
+  void take(OwnedBytes& other) noexcept {
+    raw_ = std::exchange(other.raw_, nullptr);
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
   void release() noexcept {
-    if (data_ != nullptr) Free{}(data_);  // errors while freeing cannot be reported usefully
+    if (raw_ != nullptr) Free{}(raw_);  // errors while freeing cannot be reported usefully
+    raw_ = nullptr;
     data_ = nullptr;
     bytes_ = 0;
   }
+  void* raw_ = nullptr;
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
 };

@@ -1,0 +1,49 @@
+// Timing for the CUDA benchmark: the median of CUDA-event timings after warm-up runs, and the
+// table rows it reports (time, bytes moved, effective bandwidth and its fraction of a
+// device-to-device copy of the same bytes measured in the same run).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_util.hpp"
+
+namespace parfilter::cuda::bench {
+
+/// Runs `work` (which enqueues on `stream`) `warmup` times, then times it with events until
+/// `max_runs` runs or about `budget_ms` of timed work, at least `min_runs`; returns the median.
+inline double median_ms(cudaStream_t stream, const std::function<void()>& work, int warmup = 3,
+                        int min_runs = 3, int max_runs = 21, double budget_ms = 1500.0) {
+  const Event start;
+  const Event stop;
+  for (int i = 0; i < warmup; ++i) work();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> times;
+  double spent = 0.0;
+  while (static_cast<int>(times.size()) < max_runs &&
+         (static_cast<int>(times.size()) < min_runs || spent < budget_ms)) {
+    start.record(stream);
+    work();
+    stop.record(stream);
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    times.push_back(stop.ms_since(start));
+    spent += times.back();
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// One measured kernel (or library call): what it is and the bytes it must move at least.
+struct Row {
+  std::string op;
+  std::string variant;  ///< ours: the --variant name; NPP: the function
+  double ms = 0.0;
+  double bytes = 0.0;  ///< bytes read + written, each input and output once
+  bool npp = false;
+};
+
+}  // namespace parfilter::cuda::bench

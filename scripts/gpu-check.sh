@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds and checks parfilter on a machine with an NVIDIA GPU, in one command:
+#   1. configure and build every backend this machine supports (CUDA forced on);
+#   2. the whole ctest suite, the cross-backend suite with the GPU backends in it;
+#   3. with --bench, the CUDA benchmark (parfilter-bench-cuda: kernels vs copy bandwidth and NPP);
+#   4. compute-sanitizer memcheck and racecheck on test_cuda (every CUDA op and variant).
+# Logs and results go to $OUT (or ./gpu-check-logs); the last lines summarize every step and
+# the exit code is non-zero when any step failed.
+#
+#   scripts/gpu-check.sh [--bench] [--no-sanitizer] [--cuda-only]
+#
+# --cuda-only builds the serial and CUDA backends alone (a quicker check of the CUDA part).
+# Each step has a time limit (STEP_TIMEOUT seconds, default 900) so that one hung step cannot
+# take the machine's whole lease; at most 8 files land in $OUT.
+#
+# Missing build dependencies (stb, CLI11) may come in .deps/ at the project root, made by
+# ../shared/device/prepare-carry.sh on a machine with apt; they are used when present.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${OUT:-$root/gpu-check-logs}"
+build="${BUILD_DIR:-$root/build-gpu}"
+jobs="$(nproc)"
+bench=0
+sanitizer=1
+cuda_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --bench) bench=1 ;;
+    --no-sanitizer) sanitizer=0 ;;
+    --cuda-only) cuda_only=1 ;;
+    *) echo "usage: $0 [--bench] [--no-sanitizer] [--cuda-only]" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+summary=()
+failed=0
+# step <name> <log> <command...>: runs the command, logs its output, records PASS/FAIL.
+step() {
+  local name="$1" log="$2"
+  shift 2
+  echo "== $name" >&2
+  local start=$SECONDS
+  timeout "${STEP_TIMEOUT:-900}" "$@" >>"$out/$log" 2>&1
+  local rc=$?
+  tail -n 15 "$out/$log"
+  if [[ $rc -eq 0 ]]; then
+    summary+=("PASS  $name ($((SECONDS - start)) s, $log)")
+  else
+    summary+=("FAIL  $name (exit $rc, $((SECONDS - start)) s, $log)")
+    failed=1
+  fi
+  return $rc
+}
+
+cmake_args=(-S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+            -DPARFILTER_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}")
+if [[ $cuda_only -eq 1 ]]; then
+  for backend in PTHREAD OPENMP MPI OPENCL; do cmake_args+=("-DPARFILTER_WITH_$backend=OFF"); done
+fi
+if [[ -d "$root/.deps/usr" ]]; then
+  export PKG_CONFIG_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/pkgconfig:$root/.deps/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  cmake_args+=(-DCMAKE_PREFIX_PATH="$root/.deps/usr")
+fi
+export PATH="/usr/local/cuda/bin:$PATH"
+# Commands run as root on the lent GPU machines; mpirun refuses that unless told.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# ---- OpenCL on the NVIDIA GPU (the OpenCL backend's part goes here) -------------------------
+# The driver's OpenCL library is present but not registered with the ICD loader; register it
+# (as root) so that clinfo and the OpenCL backend see the "NVIDIA CUDA" platform next to PoCL.
+if [[ -e /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 || -n "$(ldconfig -p 2>/dev/null | grep libnvidia-opencl)" ]] &&
+   [[ -w /etc || -w /etc/OpenCL/vendors ]]; then
+  mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
+fi
+# ---- end OpenCL --------------------------------------------------------------------------------
+
+nvidia-smi >"$out/build.log" 2>&1 || true
+step "configure and build" build.log \
+  bash -c "cmake ${cmake_args[*]@Q} && cmake --build ${build@Q} -j $jobs" ||
+  { printf '%s\n' "${summary[@]}"; exit 1; }
+step "ctest (whole suite)" ctest.log ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600
+
+# CLI smoke on the GPU: a batch through the overlapped pipeline, with timings.
+smoke_dir="$(mktemp -d)"
+step "parfilter-cuda batch --timing" cli.log \
+  "$build/backend_cuda/parfilter-cuda" gaussian --timing --out-dir "$smoke_dir" "$root"/data/*.png
+rm -rf "$smoke_dir"
+
+if [[ $bench -eq 1 ]]; then
+  step "parfilter-bench-cuda" bench.txt "$build/backend_cuda/parfilter-bench-cuda" "$out/bench.csv"
+fi
+
+if [[ $sanitizer -eq 1 ]]; then
+  for tool in memcheck racecheck; do
+    STEP_TIMEOUT="${SANITIZER_TIMEOUT:-${STEP_TIMEOUT:-900}}" step "compute-sanitizer $tool test_cuda" "$tool.log" \
+      compute-sanitizer --tool "$tool" --error-exitcode 86 "$build/tests/test_cuda" --gtest_brief=1
+  done
+fi
+
+echo
+printf '%s\n' "${summary[@]}"
+exit $failed
