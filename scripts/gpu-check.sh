@@ -92,11 +92,31 @@ if [[ $bench -eq 1 ]]; then
 fi
 
 if [[ $sanitizer -eq 1 ]]; then
+  # racecheck costs far more per shared-memory access: it runs the quick set of sizes.
   for tool in memcheck racecheck; do
-    STEP_TIMEOUT="${SANITIZER_TIMEOUT:-${STEP_TIMEOUT:-900}}" step "compute-sanitizer $tool test_cuda" "$tool.log" \
-      compute-sanitizer --tool "$tool" --error-exitcode 86 "$build/tests/test_cuda" --gtest_brief=1
+    quick=()
+    [[ $tool == racecheck ]] && quick=(env PARFILTER_CUDA_QUICK=1)
+    STEP_TIMEOUT="${SANITIZER_TIMEOUT:-${STEP_TIMEOUT:-900}}" step "compute-sanitizer $tool test_cuda" \
+      "$tool.log" "${quick[@]}" compute-sanitizer --tool "$tool" --error-exitcode 86 \
+      "$build/tests/test_cuda" --gtest_brief=1
   done
 fi
+
+# ---- OpenCL backend (owned by the OpenCL backend; scripts/gpu-check-opencl.sh does the work) --
+# The cross-backend suite's OpenCL cases and test_opencl on the NVIDIA platform and on PoCL,
+# with --bench the OpenCL-against-CUDA benchmark; all of it in $OUT/opencl.log.
+if [[ $cuda_only -eq 0 ]]; then
+  opencl_args=(--no-build)
+  [[ $bench -eq 1 ]] && opencl_args+=(--bench)
+  echo "== OpenCL on NVIDIA and PoCL" >&2
+  if OUT="$out" BUILD_DIR="$build" "$root/scripts/gpu-check-opencl.sh" "${opencl_args[@]}"; then
+    summary+=("PASS  OpenCL on NVIDIA and PoCL (opencl.log)")
+  else
+    summary+=("FAIL  OpenCL on NVIDIA and PoCL (opencl.log)")
+    failed=1
+  fi
+fi
+# ---- end OpenCL backend
 
 echo
 printf '%s\n' "${summary[@]}"

@@ -45,3 +45,23 @@ inline int bordered_sample(__global const uchar* src, int x, int y, int c, int w
 inline uchar gray_of(int r, int g, int b) {
   return (uchar)((GRAY_R * r + GRAY_G * g + GRAY_B * b + (1 << (GRAY_SHIFT - 1))) >> GRAY_SHIFT);
 }
+
+// Loads the tile_w x tile_h pixels from (x0, y0) into `tile` (rows of tile_w * CN samples),
+// with border samples where they lie outside the image. Every work item of the group takes
+// part, consecutive items reading consecutive samples; a tile wholly inside the image (most
+// of them) skips the border mapping.
+inline void load_tile(__local uchar* tile, __global const uchar* src, int x0, int y0, int tile_w,
+                      int tile_h, int width, int height, int border_kind, int border_value) {
+  const int lid = get_local_id(1) * get_local_size(0) + get_local_id(0);
+  const int group = get_local_size(0) * get_local_size(1);
+  const int row_samples = tile_w * CN;
+  const bool inside = x0 >= 0 && y0 >= 0 && x0 + tile_w <= width && y0 + tile_h <= height;
+  for (int i = lid; i < tile_h * row_samples; i += group) {
+    const int ty = i / row_samples;
+    const int ts = i - ty * row_samples;
+    tile[i] = inside ? src[sample_at(x0, y0 + ty, 0, width) + ts]
+                     : (uchar)bordered_sample(src, x0 + ts / CN, y0 + ty, ts % CN, width, height,
+                                              border_kind, border_value);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}

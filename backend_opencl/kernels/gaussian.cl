@@ -87,18 +87,10 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void gaussian_
   __local ushort rows[APRON_H * TILE_W * FCN];
   int w[TAPS];
   weights_of(q, w);
-  const int x0 = get_group_id(0) * TILE_W - RADIUS;
-  const int y0 = get_group_id(1) * TILE_H - RADIUS;
+  load_tile(tile, src, get_group_id(0) * TILE_W - RADIUS, get_group_id(1) * TILE_H - RADIUS,
+            APRON_W, APRON_H, width, height, border_kind, border_value);
   const int lid = get_local_id(1) * TILE_W + get_local_id(0);
   const int group = TILE_W * TILE_H;
-  const int tile_row = APRON_W * CN;
-  for (int i = lid; i < APRON_H * tile_row; i += group) {
-    const int ty = i / tile_row;
-    const int ts = i - ty * tile_row;
-    tile[i] = (uchar)bordered_sample(src, x0 + ts / CN, y0 + ty, ts % CN, width, height,
-                                     border_kind, border_value);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
   const int row_samples = TILE_W * FCN;
   for (int i = lid; i < APRON_H * row_samples; i += group) {
     const int ty = i / row_samples;

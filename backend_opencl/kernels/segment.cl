@@ -1,8 +1,9 @@
 // Adaptive segmentation on the gray plane: each pixel is compared with the isodata threshold of
 // the histogram of its window (clipped to the image), or with the global threshold where the
-// window's max - min < min_contrast (docs/FILTERS.md, segment).
+// window's max - min < min_contrast (docs/FILTERS.md, segment). The window has at most 4095^2
+// pixels, so the sums of products fit in 64 bits. Two schedules of the same integers.
 //
-// A work-group of SEG_GROUP items walks a run of `span` pixels of one row. It keeps the
+// workgroup (for GPUs): a work-group of SEG_GROUP items walks a run of `span` pixels of one row. It keeps the
 // window's histogram in local memory and slides it one column per pixel (atomics add the
 // entering column and drop the leaving one); per pixel, a scan turns it into prefix counts and
 // sums (each item owns BINS / SEG_GROUP consecutive bins), which give the window's min and max
@@ -13,25 +14,29 @@
 #define FOREGROUND 255
 #define BACKGROUND 0
 
-// The isodata threshold from prefix counts and sums of a non-empty histogram.
-inline int isodata_from_prefix(__local const uint* count_upto, __local const ulong* sum_upto) {
-  const ulong n = count_upto[BINS - 1];
-  const ulong s = sum_upto[BINS - 1];
-  int t = (int)(s / n);
-  for (int round = 0; round < MAX_ROUNDS; ++round) {
-    const ulong w1 = count_upto[t];
-    const ulong s1 = sum_upto[t];
-    const ulong w2 = n - w1;
-    const ulong s2 = s - s1;
-    if (w1 == 0 || w2 == 0) break;
-    const int next = (int)((s1 * w2 + s2 * w1) / (2 * w1 * w2));
-    if (next == t) break;
-    t = next;
+// The isodata threshold from prefix counts and sums of a non-empty histogram whose values lie
+// in [lo, hi] (t stays there: it starts at the mean and moves to midpoints of class means).
+#define ISODATA_FROM_PREFIX(NAME, SPACE)                                                  \
+  inline int NAME(SPACE const uint* count_upto, SPACE const ulong* sum_upto, int hi) {   \
+    const ulong n = count_upto[hi];                                                       \
+    const ulong s = sum_upto[hi];                                                         \
+    int t = (int)(s / n);                                                                 \
+    for (int round = 0; round < MAX_ROUNDS; ++round) {                                    \
+      const ulong w1 = count_upto[t];                                                     \
+      const ulong s1 = sum_upto[t];                                                       \
+      const ulong w2 = n - w1;                                                            \
+      const ulong s2 = s - s1;                                                            \
+      if (w1 == 0 || w2 == 0) break;                                                      \
+      const int next = (int)((s1 * w2 + s2 * w1) / (2 * w1 * w2));                        \
+      if (next == t) break;                                                               \
+      t = next;                                                                           \
+    }                                                                                     \
+    return t;                                                                             \
   }
-  return t;
-}
+ISODATA_FROM_PREFIX(isodata_local, __local)
+ISODATA_FROM_PREFIX(isodata_private, __private)
 
-__kernel __attribute__((reqd_work_group_size(SEG_GROUP, 1, 1))) void segment_adaptive(
+__kernel __attribute__((reqd_work_group_size(SEG_GROUP, 1, 1))) void segment_adaptive_workgroup(
     __global const uchar* gray, __global uchar* dst, int width, int height, int radius, int span,
     int min_contrast, int global_threshold) {
   __local uint hist[BINS];
@@ -105,11 +110,64 @@ __kernel __attribute__((reqd_work_group_size(SEG_GROUP, 1, 1))) void segment_ada
     if (lid == 0) {
       const int t = value_range[1] - value_range[0] < min_contrast
                         ? global_threshold
-                        : isodata_from_prefix(count_upto, sum_upto);
+                        : isodata_local(count_upto, sum_upto, BINS - 1);
       const size_t at = (size_t)y * width + x;
       dst[at] = gray[at] > t ? FOREGROUND : BACKGROUND;
     }
     // The next pixel's slide changes only hist, which nobody reads past the barrier above; its
     // scan rewrites the prefix arrays only after barriers that item 0 reaches when done.
+  }
+}
+
+// private (for CPUs, where a work item is a thread's loop and barriers cost): one work item
+// walks a run of `span` pixels of one row with the window's histogram in private memory, as
+// the CPU backends do; prefix counts and sums are built over the window's value range only.
+__kernel void segment_adaptive_private(__global const uchar* gray, __global uchar* dst, int width,
+                                       int height, int radius, int span, int min_contrast,
+                                       int global_threshold) {
+  const int x_begin = get_global_id(0) * span;
+  const int y = get_global_id(1);
+  if (x_begin >= width || y >= height) return;
+  const int x_end = min(width, x_begin + span);
+  const int y0 = max(0, y - radius);
+  const int y1 = min(height, y + radius + 1);
+  uint hist[BINS];
+  uint count_upto[BINS];
+  ulong sum_upto[BINS];
+  for (int b = 0; b < BINS; ++b) hist[b] = 0;
+  for (int wy = y0; wy < y1; ++wy) {
+    const __global uchar* row = gray + (size_t)wy * width;
+    for (int wx = max(0, x_begin - radius); wx < min(width, x_begin + radius + 1); ++wx) {
+      ++hist[row[wx]];
+    }
+  }
+  for (int x = x_begin; x < x_end; ++x) {
+    if (x > x_begin) {
+      const int enter = x + radius;
+      const int leave = x - radius - 1;
+      for (int wy = y0; wy < y1; ++wy) {
+        const __global uchar* row = gray + (size_t)wy * width;
+        if (enter < width) ++hist[row[enter]];
+        if (leave >= 0) --hist[row[leave]];
+      }
+    }
+    int lo = 0;
+    while (hist[lo] == 0) ++lo;
+    int hi = BINS - 1;
+    while (hist[hi] == 0) --hi;
+    int t = global_threshold;
+    if (hi - lo >= min_contrast) {
+      uint count = 0;
+      ulong sum = 0;
+      for (int b = lo; b <= hi; ++b) {
+        count += hist[b];
+        sum += (ulong)b * hist[b];
+        count_upto[b] = count;
+        sum_upto[b] = sum;
+      }
+      t = isodata_private(count_upto, sum_upto, hi);
+    }
+    const size_t at = (size_t)y * width + x;
+    dst[at] = gray[at] > t ? FOREGROUND : BACKGROUND;
   }
 }

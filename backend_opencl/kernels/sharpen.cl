@@ -62,17 +62,8 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void sharpen_l
     __global const uchar* src, __global uchar* dst, int width, int height, int border_kind,
     int border_value) {
   __local uchar tile[APRON_H * APRON_W * CN];
-  const int x0 = get_group_id(0) * TILE_W - 1;  // image coordinates of tile[0]
-  const int y0 = get_group_id(1) * TILE_H - 1;
-  const int lid = get_local_id(1) * TILE_W + get_local_id(0);
-  const int tile_row = APRON_W * CN;
-  for (int i = lid; i < APRON_H * tile_row; i += TILE_W * TILE_H) {
-    const int ty = i / tile_row;
-    const int ts = i - ty * tile_row;
-    tile[i] = (uchar)bordered_sample(src, x0 + ts / CN, y0 + ty, ts % CN, width, height,
-                                     border_kind, border_value);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  load_tile(tile, src, get_group_id(0) * TILE_W - 1, get_group_id(1) * TILE_H - 1, APRON_W,
+            APRON_H, width, height, border_kind, border_value);
   const int x = get_global_id(0);
   const int y = get_global_id(1);
   if (x >= width || y >= height) return;

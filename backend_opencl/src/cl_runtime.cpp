@@ -83,6 +83,10 @@ Runtime::Runtime(cl_device_id device)
   check(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units, nullptr),
         "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
   compute_units_ = units;
+  cl_device_type type = 0;
+  check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr),
+        "clGetDeviceInfo(CL_DEVICE_TYPE)");
+  cpu_device_ = (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 cl_kernel Runtime::kernel(std::string_view program, std::string_view kernel,

@@ -58,6 +58,8 @@ class Runtime {
   [[nodiscard]] cl_command_queue queue() const { return queue_.get(); }
   [[nodiscard]] ProgramCache& programs() { return programs_; }
   [[nodiscard]] std::size_t compute_units() const { return compute_units_; }
+  /// Whether the device is a CPU (PoCL), where some ops prefer other schedules.
+  [[nodiscard]] bool cpu_device() const { return cpu_device_; }
   /// Serializes runs: the kernels' arguments and the timing are per runtime.
   [[nodiscard]] std::mutex& mutex() { return mutex_; }
 
@@ -118,6 +120,7 @@ class Runtime {
   std::vector<std::pair<Stage, Event>> events_;
   double build_ms_ = 0.0;
   std::size_t compute_units_ = 1;
+  bool cpu_device_ = false;
   std::mutex mutex_;
 };
 

@@ -29,7 +29,9 @@ class OpenClBackend final : public Backend {
 
   [[nodiscard]] std::string_view name() const override { return "opencl"; }
   [[nodiscard]] std::vector<std::string> variants(Op op) const override {
-    return opencl::opencl_variants(op);
+    const bool cpu =
+        choice_.device && (devices_.devices[*choice_.device].type & CL_DEVICE_TYPE_CPU) != 0;
+    return opencl::opencl_variants(op, cpu);
   }
   [[nodiscard]] Availability availability() const override {
     return {choice_.device.has_value(), choice_.reason};

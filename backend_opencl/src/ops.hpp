@@ -25,12 +25,17 @@ inline constexpr std::string_view kSharpenVector = "vector";
 inline constexpr std::string_view kSharpenLocal = "local";
 inline constexpr std::string_view kHistogramLocalAtomics = "local-atomics";
 inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
+inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
+inline constexpr std::string_view kSegmentPrivate = "private";
+/// Morphology's default: vhgw for large rects, else columns (naive for small elements on CPUs).
+inline constexpr std::string_view kMorphDefault = "default";
 inline constexpr std::string_view kMorphNaive = "naive";
 inline constexpr std::string_view kMorphImage2d = "image2d";
 inline constexpr std::string_view kMorphColumns = "columns";
 inline constexpr std::string_view kMorphVhgw = "vhgw";
 
-[[nodiscard]] std::vector<std::string> opencl_variants(Op op);
+/// The variants of `op`; a CPU device (PoCL) lists first the schedules that suit it.
+[[nodiscard]] std::vector<std::string> opencl_variants(Op op, bool cpu_device);
 
 /// The work-group shape of the 2-D kernels, and of the tiled ones (TILE_W x TILE_H).
 inline constexpr Range kTile{16, 16};

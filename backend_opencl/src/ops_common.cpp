@@ -52,7 +52,7 @@ void add_chunk_histogram(Runtime& rt, const Buffer& buffer, cl_uint count, cl_in
 
 }  // namespace
 
-std::vector<std::string> opencl_variants(Op op) {
+std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
   const auto names = [](std::initializer_list<std::string_view> list) {
     return std::vector<std::string>(list.begin(), list.end());
   };
@@ -65,11 +65,14 @@ std::vector<std::string> opencl_variants(Op op) {
       return names({kSharpenVector, kSharpenNaive, kSharpenLocal});
     case Op::histogram:
       return names({kHistogramLocalAtomics, kHistogramTwoKernel});
+    case Op::segment:  // --adaptive's schedule: barriers are cheap on GPUs, costly on CPUs
+      return cpu_device ? names({kSegmentPrivate, kSegmentWorkgroup})
+                        : names({kSegmentWorkgroup, kSegmentPrivate});
     case Op::erode:
     case Op::dilate:
     case Op::open:
     case Op::close:
-      return names({kMorphColumns, kMorphNaive, kMorphImage2d, kMorphVhgw});
+      return names({kMorphDefault, kMorphColumns, kMorphNaive, kMorphImage2d, kMorphVhgw});
     default:
       return names({kDefaultVariant});
   }

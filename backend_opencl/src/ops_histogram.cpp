@@ -13,11 +13,13 @@ constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kSegmentProgram = "segment";
 /// The histogram variant the ops built on histograms use.
 constexpr std::string_view kInternalHistogram = kHistogramLocalAtomics;
-/// segment_adaptive: work-group size (it must divide the 256 bins) and the shortest run of
-/// pixels a group walks; a run is at least as long as the window, so that filling the first
+/// segment_adaptive_workgroup: work-group size (it must divide the 256 bins) and the shortest run
+/// of pixels a group walks; a run is at least as long as the window, so that filling the first
 /// window costs about as much as sliding it along the run.
 constexpr std::size_t kSegmentGroup = 64;
 constexpr int kMinSegmentSpan = 64;
+/// segment_adaptive_private: one run per work item, work-groups down a column of runs.
+constexpr Range kPrivateSegmentGroup{1, 64};
 
 struct Shape {
   int width;
@@ -72,7 +74,8 @@ Image run_equalize(Runtime& rt, const ConstImageView& input) {
   return download_image(rt, out, s.width, s.height, s.channels);
 }
 
-OpOutput run_thresholding(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params) {
+OpOutput run_thresholding(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
+                          std::string_view variant) {
   const Shape s = shape_of(input);
   const Buffer image = upload_image(rt, input);
   const Buffer gray = gray_plane(rt, image, s.width, s.height, s.channels);
@@ -82,11 +85,18 @@ OpOutput run_thresholding(Runtime& rt, Op op, const ConstImageView& input, const
   if (op == Op::segment && params.adaptive) {
     const int span = std::max(kMinSegmentSpan, params.window);
     const auto runs = static_cast<std::size_t>((s.width + span - 1) / span);
+    const auto height = static_cast<std::size_t>(s.height);
     Defines defines = image_defines(1);
     defines.add("SEG_GROUP", static_cast<long long>(kSegmentGroup));
-    rt.run(kSegmentProgram, "segment_adaptive", defines,
-           {runs * kSegmentGroup, static_cast<std::size_t>(s.height)}, {kSegmentGroup, 1}, gray,
-           out, s.width, s.height, params.window / 2, span, params.min_contrast, threshold);
+    if (variant == kSegmentPrivate) {
+      rt.run(kSegmentProgram, "segment_adaptive_private", defines, {runs, height},
+             kPrivateSegmentGroup, gray, out, s.width, s.height, params.window / 2, span,
+             params.min_contrast, threshold);
+    } else {
+      rt.run(kSegmentProgram, "segment_adaptive_workgroup", defines, {runs * kSegmentGroup, height},
+             {kSegmentGroup, 1}, gray, out, s.width, s.height, params.window / 2, span,
+             params.min_contrast, threshold);
+    }
   } else {
     rt.run(kPointProgram, "threshold", image_defines(1), s.range(), kTile, gray, out, s.width,
            s.height, threshold);
@@ -111,7 +121,7 @@ OpOutput run_histogram_op(Runtime& rt, Op op, const ConstImageView& input, const
       break;
     case Op::otsu:
     case Op::segment:
-      output = run_thresholding(rt, op, input, params);
+      output = run_thresholding(rt, op, input, params, variant);
       break;
     default:
       throw std::logic_error("run_histogram_op: not a histogram op");

@@ -2,6 +2,7 @@
 // between two device images. A step is one kernel (naive, columns), or a row and a column van
 // Herk/Gil-Werman pass per run of equal element rows (vhgw); image2d runs on images
 // (morphology_image.cpp).
+#include <algorithm>
 #include <stdexcept>
 
 #include "morphology.hpp"
@@ -12,6 +13,22 @@ namespace parfilter::opencl {
 namespace {
 
 static_assert(sizeof(int) == sizeof(cl_int), "element tables are uploaded as int");
+
+/// The default's choice. van Herk/Gil-Werman costs about 3 operations per sample and pass
+/// whatever the element, so it wins once a rect covers this many pixels; a CPU device runs the
+/// naive loop fastest for small elements, where a GPU's columns save it global reads.
+constexpr int kVhgwMinRectArea = 49;
+constexpr int kNaiveMaxCpuSamples = 25;
+
+std::string_view chosen_variant(std::string_view variant, const StructuringElement& se,
+                                bool cpu_device) {
+  if (variant != kMorphDefault) return variant;
+  const auto set = std::count(se.mask.begin(), se.mask.end(), std::uint8_t{1});
+  if (set == static_cast<std::ptrdiff_t>(se.mask.size()) && set >= kVhgwMinRectArea) {
+    return kMorphVhgw;
+  }
+  return cpu_device && set <= kNaiveMaxCpuSamples ? kMorphNaive : kMorphColumns;
+}
 
 /// Runs the steps of one variant on device buffers; holds the variant's tables.
 class BufferSteps {
@@ -122,8 +139,9 @@ OpOutput run_morphology_op(Runtime& rt, Op op, const ConstImageView& input, cons
   setup.spans = upload_spans(rt, setup.se);
   const std::vector<kernels::MorphOp> steps = morphology_steps(op, params.iterations);
   OpOutput output;
-  output.image = variant == kMorphImage2d ? run_morphology_images(rt, setup, steps, input)
-                                          : run_buffers(rt, setup, steps, input, variant);
+  const std::string_view chosen = chosen_variant(variant, setup.se, rt.cpu_device());
+  output.image = chosen == kMorphImage2d ? run_morphology_images(rt, setup, steps, input)
+                                         : run_buffers(rt, setup, steps, input, chosen);
   return output;
 }
 
