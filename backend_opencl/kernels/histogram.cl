@@ -25,15 +25,24 @@ __kernel void histogram_local_atomics(__global const uchar* src, uint count, int
   }
 }
 
-// two kernels, no atomics: every work item counts its grid-stride share into its own
-// sub-histogram (sub + gid * BINS, no other item touches it)...
+// two kernels, no atomics: every work item counts its share into its own sub-histogram
+// (sub + gid * BINS, no other item touches it)... The share is grid-strided (neighbouring
+// items read neighbouring samples: coalesced on a GPU) or, with `contiguous`, one block of
+// samples per item (a CPU thread then streams through its own block once).
 __kernel void histogram_private(__global const uchar* src, uint count, int stride, ulong offset,
-                                __global uint* sub) {
+                                __global uint* sub, int contiguous) {
   const uint gid = get_global_id(0);
+  const uint items = get_global_size(0);
   __global uint* mine = sub + (size_t)gid * BINS;
   for (int b = 0; b < BINS; ++b) mine[b] = 0;
-  const uint step = get_global_size(0);
-  for (uint i = gid; i < count; i += step) ++mine[sample_of(src, i, stride, offset)];
+  if (contiguous) {
+    const uint per_item = count / items + (count % items != 0 ? 1 : 0);
+    const uint begin = min(count, gid * per_item);
+    const uint end = min(count, begin + per_item);
+    for (uint i = begin; i < end; ++i) ++mine[sample_of(src, i, stride, offset)];
+  } else {
+    for (uint i = gid; i < count; i += items) ++mine[sample_of(src, i, stride, offset)];
+  }
 }
 
 // ...then one work item per bin sums that bin over the sub-histograms (consecutive items read

@@ -20,17 +20,25 @@ inline void store_pixel(__global const uchar* src, __global uchar* dst, int x, i
 
 // naive: one pixel per work item, every set element pixel over the image.
 __kernel void morph_naive(__global const uchar* src, __global uchar* dst, int width, int height,
-                          __constant int2* spans, int se_height, int anchor_x, int anchor_y) {
+                          __constant int2* spans, int se_width, int se_height, int anchor_x,
+                          int anchor_y) {
   const int x = get_global_id(0);
   const int y = get_global_id(1);
   if (x >= width || y >= height) return;
   uchar acc[FCN];
   for (int c = 0; c < FCN; ++c) acc[c] = NEUTRAL;
+  // Away from the edges every pixel runs the same loops (no clipping), which vectorizes.
+  const bool inside = x >= anchor_x && y >= anchor_y && x + se_width - anchor_x <= width &&
+                      y + se_height - anchor_y <= height;
   for (int j = 0; j < se_height; ++j) {
     const int sy = y + j - anchor_y;
-    if (sy < 0 || sy >= height) continue;
-    const int lo = max(0, x + spans[j].x - anchor_x);
-    const int hi = min(width, x + spans[j].y - anchor_x);
+    if (!inside && (sy < 0 || sy >= height)) continue;
+    int lo = x + spans[j].x - anchor_x;
+    int hi = x + spans[j].y - anchor_x;
+    if (!inside) {
+      lo = max(0, lo);
+      hi = min(width, hi);
+    }
     for (int sx = lo; sx < hi; ++sx) {
       for (int c = 0; c < FCN; ++c) acc[c] = COMBINE(acc[c], src[sample_at(sx, sy, c, width)]);
     }

@@ -14,10 +14,12 @@ constexpr std::string_view kPointProgram = "point";
 constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
 /// local-atomics: work-groups per compute unit, enough to hide memory latency.
 constexpr std::size_t kHistogramGroupsPerUnit = 8;
-/// two-kernel: work items per sub-histogram group, and the most sub-histograms (1 KiB each).
+/// two-kernel: work items per sub-histogram group; on a GPU one sub-histogram (1 KiB) per
+/// kSamplesPerSubHistogram samples, at most kMaxSubHistograms; on a CPU a few per core.
 constexpr std::size_t kSubHistogramGroup = 64;
 constexpr std::size_t kMaxSubHistograms = 16384;
-constexpr std::size_t kSamplesPerSubHistogram = 64;
+constexpr std::size_t kSamplesPerSubHistogram = 256;
+constexpr std::size_t kCpuSubHistogramsPerUnit = 4;
 
 std::size_t ceil_div(std::uint64_t n, std::uint64_t d) {
   return static_cast<std::size_t>((n + d - 1) / d);
@@ -30,12 +32,16 @@ void add_chunk_histogram(Runtime& rt, const Buffer& buffer, cl_uint count, cl_in
   const std::size_t bins_bytes = sizeof(cl_uint) * kHistogramBins;
   Buffer hist = rt.buffer(bins_bytes, "histogram");
   if (method == kHistogramTwoKernel) {
-    const std::size_t subs = std::clamp<std::size_t>(
-        ceil_div(ceil_div(count, kSamplesPerSubHistogram), kSubHistogramGroup) * kSubHistogramGroup,
-        kSubHistogramGroup, kMaxSubHistograms);
+    const bool cpu = rt.cpu_device();
+    const std::size_t group = cpu ? 1 : kSubHistogramGroup;
+    const std::size_t subs =
+        cpu ? rt.compute_units() * kCpuSubHistogramsPerUnit
+            : std::clamp<std::size_t>(
+                  ceil_div(ceil_div(count, kSamplesPerSubHistogram), group) * group, group,
+                  kMaxSubHistograms);
     Buffer sub = rt.buffer(subs * bins_bytes, "sub-histograms");
-    rt.run(kHistogramProgram, "histogram_private", none, {subs, 1}, {kSubHistogramGroup, 1}, buffer,
-           count, stride, offset, sub);
+    rt.run(kHistogramProgram, "histogram_private", none, {subs, 1}, {group, 1}, buffer, count,
+           stride, offset, sub, static_cast<cl_int>(cpu ? 1 : 0));
     rt.run(kHistogramProgram, "histogram_reduce", none, {kHistogramBins, 1}, {kHistogramBins, 1},
            sub, static_cast<cl_uint>(subs), hist);
   } else {
@@ -63,8 +69,9 @@ std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
       return names({kSobelVload16, kSobelScalar});
     case Op::sharpen:
       return names({kSharpenVector, kSharpenNaive, kSharpenLocal});
-    case Op::histogram:
-      return names({kHistogramLocalAtomics, kHistogramTwoKernel});
+    case Op::histogram:  // atomics are cheap in GPU local memory, a locked bus cycle on CPUs
+      return cpu_device ? names({kHistogramTwoKernel, kHistogramLocalAtomics})
+                        : names({kHistogramLocalAtomics, kHistogramTwoKernel});
     case Op::segment:  // --adaptive's schedule: barriers are cheap on GPUs, costly on CPUs
       return cpu_device ? names({kSegmentPrivate, kSegmentWorkgroup})
                         : names({kSegmentWorkgroup, kSegmentPrivate});

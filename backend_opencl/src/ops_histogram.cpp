@@ -11,8 +11,10 @@ namespace {
 
 constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kSegmentProgram = "segment";
-/// The histogram variant the ops built on histograms use.
-constexpr std::string_view kInternalHistogram = kHistogramLocalAtomics;
+/// The histogram schedule the ops built on histograms use: the histogram op's default.
+std::string_view internal_histogram(const Runtime& rt) {
+  return rt.cpu_device() ? kHistogramTwoKernel : kHistogramLocalAtomics;
+}
 /// segment_adaptive_workgroup: work-group size (it must divide the 256 bins) and the shortest run
 /// of pixels a group walks; a run is at least as long as the window, so that filling the first
 /// window costs about as much as sliding it along the run.
@@ -59,14 +61,15 @@ Image run_equalize(Runtime& rt, const ConstImageView& input) {
   Buffer out = rt.buffer(image_bytes(s.width, s.height, s.channels), "equalize output");
   if (s.channels == 1) {
     const auto lut =
-        equalize_lut(device_histogram(rt, image, s.pixels(), 1, 0, kInternalHistogram));
+        equalize_lut(device_histogram(rt, image, s.pixels(), 1, 0, internal_histogram(rt)));
     const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
     rt.run(kPointProgram, "apply_lut", defines, s.range(), kTile, image, out, s.width, s.height,
            lut_buffer);
   } else {
     Buffer luma = rt.buffer(image_bytes(s.width, s.height, 1), "luma plane");
     rt.run(kPointProgram, "luma_plane", defines, s.range(), kTile, image, luma, s.width, s.height);
-    const auto lut = equalize_lut(device_histogram(rt, luma, s.pixels(), 1, 0, kInternalHistogram));
+    const auto lut =
+        equalize_lut(device_histogram(rt, luma, s.pixels(), 1, 0, internal_histogram(rt)));
     const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
     rt.run(kPointProgram, "equalize_color", defines, s.range(), kTile, image, out, s.width,
            s.height, lut_buffer);
@@ -79,7 +82,7 @@ OpOutput run_thresholding(Runtime& rt, Op op, const ConstImageView& input, const
   const Shape s = shape_of(input);
   const Buffer image = upload_image(rt, input);
   const Buffer gray = gray_plane(rt, image, s.width, s.height, s.channels);
-  const HistogramBins hist = device_histogram(rt, gray, s.pixels(), 1, 0, kInternalHistogram);
+  const HistogramBins hist = device_histogram(rt, gray, s.pixels(), 1, 0, internal_histogram(rt));
   const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
   Buffer out = rt.buffer(image_bytes(s.width, s.height, 1), "segment output");
   if (op == Op::segment && params.adaptive) {

@@ -18,7 +18,7 @@ static_assert(sizeof(int) == sizeof(cl_int), "element tables are uploaded as int
 /// whatever the element, so it wins once a rect covers this many pixels; a CPU device runs the
 /// naive loop fastest for small elements, where a GPU's columns save it global reads.
 constexpr int kVhgwMinRectArea = 49;
-constexpr int kNaiveMaxCpuSamples = 25;
+constexpr int kNaiveMaxCpuSamples = 64;
 
 std::string_view chosen_variant(std::string_view variant, const StructuringElement& se,
                                 bool cpu_device) {
@@ -59,7 +59,7 @@ class BufferSteps {
     const Defines defines = s.defines(step);
     if (variant_ == kMorphNaive) {
       rt_.run(kMorphologyProgram, "morph_naive", defines, s.pixels(), kTile, src, dst, s.width,
-              s.height, s.spans, se.height, se.anchor_x, se.anchor_y);
+              s.height, s.spans, se.width, se.height, se.anchor_x, se.anchor_y);
     } else if (variant_ == kMorphColumns) {
       rt_.run(kMorphologyProgram, "morph_columns", defines, s.pixels(), kColumnTile, src, dst,
               s.width, s.height, groups_, group_count_, columns_, se.width, se.anchor_x,
