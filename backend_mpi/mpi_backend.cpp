@@ -75,10 +75,14 @@ class MpiBackend final : public Backend {
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
-    validate_params(op, params);
+    const mpi_detail::Comm& comm = communicator();
+    // Agreed: a rank given parameters the others were not fails them all, none waits.
     OpParams resolved = params;
-    resolved.variant = resolve_variant(*this, op, params.variant);
-    return mpi_detail::run_distributed(communicator(), *scheduler_, op, input, resolved,
+    mpi_detail::on_every_rank(comm, [&] {
+      validate_params(op, params);
+      resolved.variant = resolve_variant(*this, op, params.variant);
+    });
+    return mpi_detail::run_distributed(comm, *scheduler_, op, input, resolved,
                                        mpi_.result_on_every_rank, times);
   }
 

@@ -23,8 +23,8 @@ class FailurePrinter final : public ::testing::EmptyTestEventListener {
     std::fprintf(stderr, "[rank %d] %s.%s: %s:%d: %s\n", rank_,
                  test != nullptr ? test->test_suite_name() : "?",
                  test != nullptr ? test->name() : "?",
-                 result.file_name() != nullptr ? result.file_name() : "?",
-                 result.line_number(), result.summary());
+                 result.file_name() != nullptr ? result.file_name() : "?", result.line_number(),
+                 result.summary());
   }
 
  private:

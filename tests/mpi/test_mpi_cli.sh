@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# parfilter-mpi's command line under mpirun: results equal parfilter-serial's; only rank 0
+# prints; a failure (unreadable input, failed write, bad usage, a corrupt image in a batch)
+# ends every rank within a time bound, with the right exit code, one message and no partial
+# output.
+#
+#   test_mpi_cli.sh <parfilter-mpi> <parfilter-serial> <data dir> <mpiexec> [mpiexec flag...]
+set -uo pipefail
+
+mpi_exe="$1"
+serial_exe="$2"
+data="$3"
+shift 3
+mpiexec=("$@")
+readonly time_bound_s=30
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# run_mpi <ranks> <args...>: runs parfilter-mpi; sets rc, and leaves stdout/stderr in files.
+run_mpi() {
+  local ranks="$1"
+  shift
+  timeout "$time_bound_s" "${mpiexec[@]}" -n "$ranks" "$mpi_exe" "$@" \
+    >"$work/stdout" 2>"$work/stderr"
+  rc=$?
+  if [[ $rc -eq 124 ]]; then fail "parfilter-mpi $* on $ranks ranks did not end in ${time_bound_s} s"; fi
+}
+
+expect_rc() {
+  [[ $rc -eq $1 ]] || fail "$2: exit code $rc, expected $1 (stderr: $(cat "$work/stderr"))"
+}
+
+# expect_one_error <what> <pattern>: stderr is exactly one "parfilter-mpi: " line matching.
+expect_one_error() {
+  local lines
+  lines="$(wc -l <"$work/stderr")"
+  [[ $lines -eq 1 ]] || fail "$1: $lines stderr lines, expected 1: $(cat "$work/stderr")"
+  grep -q "^parfilter-mpi: .*$2" "$work/stderr" || fail "$1: no error matching '$2'"
+}
+
+same_file() {
+  cmp -s "$1" "$2" || fail "$3: $1 differs from $2"
+}
+
+# ---- results equal the serial backend's, at rank counts from 1 to more than the rows -------
+"$serial_exe" pool "$data/astronaut.png" "$work/half.png"
+for _ in 1 2 3 4 5 6 7; do "$serial_exe" pool "$work/half.png" "$work/half.png"; done  # 4x4
+"$serial_exe" pool "$work/half.png" "$work/2x2.png"
+"$serial_exe" pool "$work/2x2.png" "$work/1x1.png"
+
+check_ops() {  # check_ops <ranks> <input> <op>...
+  local ranks="$1" input="$2" op
+  shift 2
+  for op in "$@"; do
+    read -ra op_args <<<"$op"
+    run_mpi "$ranks" "${op_args[@]}" "$input" "$work/mpi.png"
+    expect_rc 0 "$op on $input, $ranks ranks"
+    "$serial_exe" "${op_args[@]}" "$input" "$work/serial.png"
+    same_file "$work/mpi.png" "$work/serial.png" "$op on $input, $ranks ranks"
+  done
+}
+check_ops 3 "$data/astronaut.png" "sobel" "equalize" "gaussian --border reflect101"
+for ranks in 2 5; do
+  for input in "$data/horse.png" "$work/half.png" "$work/1x1.png"; do
+    check_ops "$ranks" "$input" "gaussian --border constant:9" "open --se ellipse:9x9" \
+      "segment --adaptive --window 15"
+  done
+done
+run_mpi 3 otsu --print-threshold "$data/coins.png" "$work/mpi.png"
+[[ "$(cat "$work/stdout")" == "$("$serial_exe" otsu --print-threshold "$data/coins.png" "$work/serial.png")" ]] ||
+  fail "otsu --print-threshold: '$(cat "$work/stdout")' printed, once, by rank 0 only"
+run_mpi 3 histogram "$data/astronaut.png" "$work/mpi.csv"
+"$serial_exe" histogram "$data/astronaut.png" "$work/serial.csv"
+same_file "$work/mpi.csv" "$work/serial.csv" "histogram csv"
+
+# ---- --timing: rank 0 prints each stage once ----------------------------------------------
+run_mpi 3 gaussian --timing "$data/camera.png" "$work/mpi.png"
+expect_rc 0 "--timing"
+for stage in read scatter "compute (slowest rank)" gather write; do
+  [[ $(grep -c ": $stage [0-9.]* ms" "$work/stderr") -eq 1 ]] || fail "--timing: no single '$stage' line"
+done
+
+# ---- failures: every rank stops, one message, the right exit code, no output ---------------
+rm -f "$work/out.png"
+run_mpi 3 gaussian "$work/missing.png" "$work/out.png"
+expect_rc 2 "unreadable input"
+expect_one_error "unreadable input" "missing.png"
+[[ ! -e "$work/out.png" ]] || fail "unreadable input: an output was written"
+
+run_mpi 3 gaussian --se rect:3x3 "$data/camera.png" "$work/out.png"
+expect_rc 2 "bad usage"
+expect_one_error "bad usage" "--se does not apply"
+
+run_mpi 3 gaussian "$data/camera.png" "/proc/parfilter-mpi-test.png"
+expect_rc 1 "failed write"
+expect_one_error "failed write" "parfilter-mpi-test.png"
+
+# ---- batch: a corrupt image is reported and skipped, the others are written ----------------
+head -c 300 "$data/camera.png" >"$work/corrupt.png"
+inputs=("$data/astronaut.png" "$work/corrupt.png" "$data/camera.png" "$data/coins.png"
+  "$data/horse.png" "$data/text.png")
+run_mpi 4 erode --se rect:5x5 --out-dir "$work/batch" "${inputs[@]}"
+expect_rc 2 "batch with a corrupt image"
+[[ $(grep -c '^parfilter-mpi: ' "$work/stderr") -eq 1 ]] || fail "batch: not one error line: $(cat "$work/stderr")"
+grep -q "^parfilter-mpi: .*corrupt.png" "$work/stderr" || fail "batch: the error does not name corrupt.png"
+grep -q "^batch: 6 image(s) on 4 rank(s) .*: 5 written, 1 failed" "$work/stderr" || fail "batch: no summary"
+[[ ! -e "$work/batch/corrupt.png" ]] || fail "batch: corrupt.png has an output"
+for name in astronaut camera coins horse text; do
+  "$serial_exe" erode --se rect:5x5 "$data/$name.png" "$work/serial.png"
+  same_file "$work/batch/$name.png" "$work/serial.png" "batch $name"
+done
+run_mpi 2 gaussian --out-dir "$work/batch2" "$data/camera.png" "$data/coins.png"
+expect_rc 0 "good batch"
+
+if [[ $failures -gt 0 ]]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "parfilter-mpi command line: all checks passed"
