@@ -121,6 +121,7 @@ std::vector<Row> run_ours(Buffers& b, const DeviceImage& in, cudaStream_t stream
   CUDA_CHECK(cudaMemcpy(d_w25, w25.data(), w25.size() * sizeof(int), cudaMemcpyHostToDevice));
   const GaussianTables tables{d_w25, b.tables.as<std::uint32_t>()};
   const std::vector<std::pair<std::string, GaussianVariant>> gaussians = {
+      {"registers", GaussianVariant::registers},
       {"separable", GaussianVariant::separable},
       {"direct", GaussianVariant::direct},
       {"unrolled", GaussianVariant::unrolled},

@@ -45,7 +45,7 @@ __device__ __forceinline__ int bordered_sample(const DeviceImage& img, int x, in
   const int bx = border_index_dev(x, img.width, border.kind);
   const int by = border_index_dev(y, img.height, border.kind);
   if (bx < 0 || by < 0) return border.value;
-  return row_of(img, by)[bx * C + c];
+  return __ldg(row_of(img, by) + bx * C + c);
 }
 
 __device__ __forceinline__ int gray_dev(int r, int g, int b) {
@@ -75,13 +75,32 @@ __device__ __forceinline__ int luma_dev(int r, int g, int b) {
   return descale(kR2Y * r + kG2Y * g + kB2Y * b);
 }
 
+/// sum_c w_c v_c + round for the bytes R, G, B of `rgb` (byte 3 ignored), in two byte dot
+/// products (IDP4A): each weight splits into its high and low byte.
+template <int WR, int WG, int WB>
+__device__ __forceinline__ int weighted_sum(std::uint32_t rgb, int round) {
+  constexpr std::uint32_t kHigh = (WR >> 8) | ((WG >> 8) << 8) | ((WB >> 8) << 16);
+  constexpr std::uint32_t kLow = (WR & 0xFF) | ((WG & 0xFF) << 8) | ((WB & 0xFF) << 16);
+  return (__dp4a(rgb, kHigh, 0U) << 8) + __dp4a(rgb, kLow, static_cast<unsigned int>(round));
+}
+
+/// gray_dev of the R, G, B bytes of a word.
+__device__ __forceinline__ int gray_of_word(std::uint32_t rgb) {
+  return weighted_sum<kGrayR, kGrayG, kGrayB>(rgb, 1 << (kGrayShift - 1)) >> kGrayShift;
+}
+
+/// luma_dev of the R, G, B bytes of a word.
+__device__ __forceinline__ int luma_of_word(std::uint32_t rgb) {
+  return weighted_sum<kR2Y, kG2Y, kB2Y>(rgb, kYuvRound) >> kYuvShift;
+}
+
 /// Gray of pixel x of a C-channel row.
 template <int C>
 __device__ __forceinline__ int gray_at(const std::uint8_t* row, int x) {
   if constexpr (C == 1) {
-    return row[x];
+    return __ldg(row + x);
   } else {
-    return gray_dev(row[x * C], row[x * C + 1], row[x * C + 2]);
+    return gray_dev(__ldg(row + x * C), __ldg(row + x * C + 1), __ldg(row + x * C + 2));
   }
 }
 
@@ -92,19 +111,21 @@ struct Quad {
 };
 
 /// Quad qx of a row (byte offset 4 C qx: 16-byte aligned for C = 4, 4-byte aligned otherwise).
+/// Inputs are read through the read-only path (__ldg): no kernel writes its own input, and the
+/// compiler may then move these loads ahead of the kernel's stores.
 template <int C>
 __device__ __forceinline__ Quad<C> load_quad(const std::uint8_t* row, int qx) {
   Quad<C> q;
   const auto* words = reinterpret_cast<const std::uint32_t*>(row) + C * qx;
   if constexpr (C == 4) {
-    const uint4 v = *reinterpret_cast<const uint4*>(words);
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(words));
     q.w[0] = v.x;
     q.w[1] = v.y;
     q.w[2] = v.z;
     q.w[3] = v.w;
   } else {
 #pragma unroll
-    for (int i = 0; i < C; ++i) q.w[i] = words[i];
+    for (int i = 0; i < C; ++i) q.w[i] = __ldg(words + i);
   }
   return q;
 }
@@ -126,6 +147,22 @@ __device__ __forceinline__ int quad_byte(const Quad<C>& q, int i) {
   return static_cast<int>((q.w[i / 4] >> (8 * (i % 4))) & 0xFFU);
 }
 
+/// Pixel p (0..3) of a quad as one word: R, G, B in bytes 0..2 (byte 3: alpha or junk).
+template <int C>
+__device__ __forceinline__ std::uint32_t quad_pixel(const Quad<C>& q, int p) {
+  if constexpr (C == 4) {
+    return q.w[p];
+  } else {
+    static_assert(C == 3, "quad_pixel: RGB or RGBA");
+    // Pixel p starts at byte 3p: in word 3p / 4, possibly running into the next one.
+    const int first = 3 * p;
+    const int k = first / 4;
+    const int r = first % 4;
+    const std::uint32_t next = k + 1 < C ? q.w[k + 1] : 0U;
+    return __byte_perm(q.w[k], next, r | ((r + 1) << 4) | ((r + 2) << 8) | ((r + 3) << 12));
+  }
+}
+
 /// The four gray values of a quad, packed little-endian in one word.
 template <int C>
 __device__ __forceinline__ std::uint32_t quad_gray(const Quad<C>& q) {
@@ -135,8 +172,7 @@ __device__ __forceinline__ std::uint32_t quad_gray(const Quad<C>& q) {
     std::uint32_t packed = 0;
 #pragma unroll
     for (int p = 0; p < kQuadPixels; ++p) {
-      const int g = gray_dev(quad_byte(q, p * C), quad_byte(q, p * C + 1), quad_byte(q, p * C + 2));
-      packed |= static_cast<std::uint32_t>(g) << (8 * p);
+      packed |= static_cast<std::uint32_t>(gray_of_word(quad_pixel(q, p))) << (8 * p);
     }
     return packed;
   }

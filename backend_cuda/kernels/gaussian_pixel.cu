@@ -147,8 +147,9 @@ __global__ void gaussian_lut_kernel(DeviceImage in, DeviceImage out, const std::
   store_pixel<C>(in, out, x, y, sum);
 }
 
-/// A coordinate for the texture: passed through where the address mode does the border,
-/// else mapped in software (-1: outside under a constant border).
+/// A coordinate for the texture: passed through where the address mode does the border (it
+/// may then lie outside the image), else mapped in software (-1: outside under a constant
+/// border).
 __device__ __forceinline__ int texture_coord(int i, int n, BorderMode border, bool hardware) {
   return hardware ? i : border_index_dev(i, n, border.kind);
 }
@@ -168,7 +169,7 @@ __global__ void gaussian_texture_kernel(DeviceImage in, DeviceImage out, cudaTex
     for (int j = 0; j < kTaps; ++j) {
       const int tx = texture_coord(x + j - kRadius, in.width, border, hardware_x);
       int v[C];
-      if (tx < 0 || ty < 0) {
+      if ((!hardware_x && tx < 0) || (!hardware_y && ty < 0)) {
 #pragma unroll
         for (int c = 0; c < C; ++c) v[c] = border.value;
       } else if constexpr (C == 4) {
@@ -273,6 +274,9 @@ void launch_gaussian(GaussianVariant variant, const DeviceImage& in, const Devic
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid = pixel_grid(in);
   switch (variant) {
+    case GaussianVariant::registers:
+      launch_gaussian_registers(in, out, q, border, stream);
+      return;
     case GaussianVariant::separable:
       launch_gaussian_separable(in, out, q, border, stream);
       return;

@@ -50,9 +50,10 @@ __device__ void load_tile(const DeviceImage& in, BorderMode border, int x0, int 
       const int r = i / kWords;
       const int k = i % kWords;
       const int x = x0 - kRadius + k;
-      tile[i] = k < kWords - 1
-                    ? reinterpret_cast<const std::uint32_t*>(row_of(in, y0 - kRadius + r))[x]
-                    : 0U;
+      tile[i] =
+          k < kWords - 1
+              ? __ldg(reinterpret_cast<const std::uint32_t*>(row_of(in, y0 - kRadius + r)) + x)
+              : 0U;
     }
     return;
   }

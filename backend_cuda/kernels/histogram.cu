@@ -47,14 +47,15 @@ __device__ __forceinline__ void count_quad(const std::uint8_t* row, int qx, int 
     std::uint32_t gray_word = 0;
 #pragma unroll
     for (int p = 0; p < kQuadPixels; ++p) {
-      std::uint8_t pixel[C];
-#pragma unroll
-      for (int c = 0; c < C; ++c) pixel[c] = static_cast<std::uint8_t>(quad_byte(q, p * C + c));
       if constexpr (Hists > 1) {
 #pragma unroll
-        for (int h = 0; h < Hists; ++h) add(h, pixel[h]);
+        for (int h = 0; h < Hists; ++h) add(h, quad_byte(q, p * C + h));
+      } else if constexpr (C == 1 || V == Value::channel) {
+        add(0, quad_byte(q, p * C + (V == Value::channel ? channel : 0)));
       } else {
-        const int v = value_of<C, V>(pixel, channel);
+        // Gray or luma in two byte dot products.
+        const std::uint32_t rgb = quad_pixel(q, p);
+        const int v = V == Value::gray ? gray_of_word(rgb) : luma_of_word(rgb);
         add(0, v);
         gray_word |= static_cast<std::uint32_t>(v) << (8 * p);
       }

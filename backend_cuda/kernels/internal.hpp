@@ -12,6 +12,10 @@ namespace parfilter::cuda {
 void launch_gaussian_separable(const DeviceImage& in, const DeviceImage& out,
                                const std::array<int, 5>& q, BorderMode border, cudaStream_t stream);
 
+/// The register-blocked separable variant (RGBA; other images take the shared-memory tile).
+void launch_gaussian_registers(const DeviceImage& in, const DeviceImage& out,
+                               const std::array<int, 5>& q, BorderMode border, cudaStream_t stream);
+
 /// The texture variant: address modes implement the borders where the hardware can.
 void launch_gaussian_texture(const DeviceImage& in, const DeviceImage& out,
                              const std::array<int, 5>& q, BorderMode border, cudaStream_t stream);
@@ -20,5 +24,10 @@ void launch_gaussian_texture(const DeviceImage& in, const DeviceImage& out,
 /// rectangle is too large for a tile (the caller then runs the two 1-D passes).
 bool launch_morphology_vhgw_tile(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                                  const MorphRect& rect, bool combine, cudaStream_t stream);
+
+/// A rectangle within 5 x 5 of an RGBA image by direct extrema in registers (vHGW gains nothing
+/// there); false when the rectangle or image does not qualify.
+bool launch_morphology_small_rect(MorphOp op, const DeviceImage& in, const DeviceImage& out,
+                                  const MorphRect& rect, bool combine, cudaStream_t stream);
 
 }  // namespace parfilter::cuda

@@ -170,7 +170,8 @@ void run_morphology(MorphVariant variant, const DeviceImage& in, const DeviceIma
   bool combine = false;
   for (const MorphRect& rect : rects) {
     if (variant == MorphVariant::vhgw &&
-        launch_morphology_vhgw_tile(Op, in, out, rect, combine, stream)) {
+        (launch_morphology_small_rect(Op, in, out, rect, combine, stream) ||
+         launch_morphology_vhgw_tile(Op, in, out, rect, combine, stream))) {
       combine = true;
       continue;
     }

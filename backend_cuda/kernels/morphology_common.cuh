@@ -22,14 +22,15 @@ struct Morph {
 
 template <int C>
 __device__ __forceinline__ std::uint32_t load_pixel(const std::uint8_t* row, int x) {
+  // Read-only path: see load_quad.
   if constexpr (C == 4) {
-    return reinterpret_cast<const std::uint32_t*>(row)[x];
+    return __ldg(reinterpret_cast<const std::uint32_t*>(row) + x);
   } else if constexpr (C == 3) {
     const std::uint8_t* p = row + 3 * x;
-    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
-           (static_cast<std::uint32_t>(p[2]) << 16);
+    return static_cast<std::uint32_t>(__ldg(p)) | (static_cast<std::uint32_t>(__ldg(p + 1)) << 8) |
+           (static_cast<std::uint32_t>(__ldg(p + 2)) << 16);
   } else {
-    return row[x];
+    return __ldg(row + x);
   }
 }
 
@@ -56,6 +57,25 @@ __device__ __forceinline__ void store_result(const DeviceImage& out, const Devic
                                              int x, int y, std::uint32_t v) {
   if constexpr (C == 4) v = with_alpha(v, load_pixel<4>(row_of(alpha_src, y), x));
   store_pixel<C>(mutable_row(out, y), x, v);
+}
+
+/// Pixels split in two registers of 16-bit lanes (bytes 0 and 2, bytes 1 and 3): an extremum of
+/// two pixels is then two VIMNMX instructions instead of __vminu4's emulation.
+template <MorphOp Op>
+struct SplitMorph {
+  /// "Outside the image" per lane: 255 for erosion, 0 for dilation.
+  static constexpr std::uint32_t kNeutral = Op == MorphOp::erode ? 0x00FF00FFU : 0U;
+  __device__ static __forceinline__ uint2 combine(uint2 a, uint2 b) {
+    if constexpr (Op == MorphOp::erode) {
+      return make_uint2(__vminu2(a.x, b.x), __vminu2(a.y, b.y));
+    } else {
+      return make_uint2(__vmaxu2(a.x, b.x), __vmaxu2(a.y, b.y));
+    }
+  }
+};
+
+__device__ __forceinline__ uint2 split(std::uint32_t w) {
+  return make_uint2(even_lanes(w), odd_lanes(w));
 }
 
 }  // namespace parfilter::cuda

@@ -25,23 +25,6 @@ constexpr int kStripRows = 256;   ///< output rows per block
 constexpr int kChunkRows = 16;    ///< input rows loaded and filtered together
 constexpr std::size_t kMaxSharedBytes = 160 * 1024;
 
-template <MorphOp Op>
-struct SplitMorph {
-  /// "Outside the image" per lane: 255 for erosion, 0 for dilation.
-  static constexpr std::uint32_t kNeutral = Op == MorphOp::erode ? 0x00FF00FFU : 0U;
-  __device__ static __forceinline__ uint2 combine(uint2 a, uint2 b) {
-    if constexpr (Op == MorphOp::erode) {
-      return make_uint2(__vminu2(a.x, b.x), __vminu2(a.y, b.y));
-    } else {
-      return make_uint2(__vmaxu2(a.x, b.x), __vmaxu2(a.y, b.y));
-    }
-  }
-};
-
-__device__ __forceinline__ uint2 split(std::uint32_t w) {
-  return make_uint2(even_lanes(w), odd_lanes(w));
-}
-
 template <int C, MorphOp Op>
 __global__ void __launch_bounds__(kStripWidth)
     morph_strip_kernel(DeviceImage in, DeviceImage out, MorphRect rect, bool combine) {

@@ -88,9 +88,8 @@ __global__ void apply_lut_kernel(DeviceImage in, DeviceImage out, ByteLut lut) {
 __device__ __forceinline__ int sat(int v) { return min(max(v, 0), kMaxSample); }
 
 /// The equalized colour of one pixel: (lut[Y], Cr, Cb) back to RGB, packed in bytes 0..2.
-__device__ __forceinline__ std::uint32_t equalize_pixel(int r, int g, int b,
+__device__ __forceinline__ std::uint32_t equalize_pixel(int r, int g, int b, int y,
                                                         const std::uint8_t* table) {
-  const int y = luma_dev(r, g, b);
   const int cr = sat(descale((r - y) * kCrFromRMinusY + (kChromaOffset << kYuvShift)));
   const int cb = sat(descale((b - y) * kCbFromBMinusY + (kChromaOffset << kYuvShift)));
   const int ye = table[y];
@@ -120,8 +119,10 @@ __global__ void equalize_color_kernel(DeviceImage in, DeviceImage out, ByteLut l
 #pragma unroll
       for (int p = 0; p < kQuadPixels; ++p) {
         const std::uint32_t w = q.w[p];
-        r.w[p] =
-            with_alpha(equalize_pixel(w & 0xFFU, (w >> 8) & 0xFFU, (w >> 16) & 0xFFU, table), w);
+        // Y in two byte dot products (luma_of_word), the rest in integers.
+        r.w[p] = with_alpha(
+            equalize_pixel(w & 0xFFU, (w >> 8) & 0xFFU, (w >> 16) & 0xFFU, luma_of_word(w), table),
+            w);
       }
       store_quad<C>(dst, qx, r);
       return;
@@ -130,7 +131,7 @@ __global__ void equalize_color_kernel(DeviceImage in, DeviceImage out, ByteLut l
   const int x1 = min(x0 + kQuadPixels, in.width);
   for (int x = x0; x < x1; ++x) {
     const std::uint8_t* p = src + x * C;
-    const std::uint32_t e = equalize_pixel(p[0], p[1], p[2], table);
+    const std::uint32_t e = equalize_pixel(p[0], p[1], p[2], luma_dev(p[0], p[1], p[2]), table);
     dst[x * C] = static_cast<std::uint8_t>(e);
     dst[x * C + 1] = static_cast<std::uint8_t>(e >> 8);
     dst[x * C + 2] = static_cast<std::uint8_t>(e >> 16);

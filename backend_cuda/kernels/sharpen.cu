@@ -12,7 +12,7 @@ namespace {
 
 constexpr int kCentreWeight = 5;
 constexpr int kBlock = 256;
-constexpr int kVectorRows = 4;  ///< rows each vector thread slides over
+constexpr int kVectorRows = 8;  ///< rows each vector thread slides over
 constexpr int kTileX = 32;
 constexpr int kTileY = 8;
 constexpr int kApron = 1;
@@ -86,15 +86,18 @@ __global__ void sharpen_vector_kernel(DeviceImage in, DeviceImage out, BorderMod
   }
   Quad<C> up = bordered_quad<C>(in, qx, y0 - 1, border);
   Quad<C> centre = load_quad<C>(row_of(in, y0), qx);
+  Quad<C> down = bordered_quad<C>(in, qx, y0 + 1, border);
   for (int y = y0; y < y1; ++y) {
-    const Quad<C> down = bordered_quad<C>(in, qx, y + 1, border);
+    // The row after next is loaded now, so its latency overlaps this row's work.
+    Quad<C> after = down;
+    if (y + 1 < y1) after = bordered_quad<C>(in, qx, y + 2, border);
     const auto* words = reinterpret_cast<const std::uint32_t*>(row_of(in, y)) + C * qx;
     // The centre row as a byte stream: the word before the quad, the quad, the word after.
     std::uint32_t stream[C + 2];
-    stream[0] = words[-1];
+    stream[0] = __ldg(words - 1);
 #pragma unroll
     for (int m = 0; m < C; ++m) stream[m + 1] = centre.w[m];
-    stream[C + 1] = words[C];
+    stream[C + 1] = __ldg(words + C);
     Quad<C> result;
 #pragma unroll
     for (int m = 0; m < C; ++m) {
@@ -106,6 +109,7 @@ __global__ void sharpen_vector_kernel(DeviceImage in, DeviceImage out, BorderMod
     store_quad<C>(mutable_row(out, y), qx, result);
     up = centre;
     centre = down;
+    down = after;
   }
 }
 

@@ -11,7 +11,7 @@ namespace {
 constexpr int kBlock = 128;
 constexpr int kPixelBlockX = 32;
 constexpr int kPixelBlockY = 8;
-constexpr int kMultiRows = 8;                      ///< rows each multi thread slides over
+constexpr int kMultiRows = 16;                     ///< rows each multi thread slides over
 constexpr int kStrip = kQuadPixels + 2;            ///< a quad and its left and right neighbours
 constexpr int kSaturatedSquare = 255 * 255 + 255;  ///< above it, round(sqrt) >= 256
 
@@ -23,10 +23,10 @@ __device__ __forceinline__ std::uint8_t sobel_value_dev(int gx, int gy, SobelOut
     case SobelOutput::magnitude: {
       const int n = ax * ax + ay * ay;
       if (n > kSaturatedSquare) return kMaxSample;
-      // n < 2^24: sqrtf is within one of the floor; the loops make it exact.
-      int k = static_cast<int>(sqrtf(static_cast<float>(n)));
-      while (k * k > n) --k;
-      while ((k + 1) * (k + 1) <= n) ++k;
+      // n <= 65280 < 2^24 is exact in float and sqrtf is correctly rounded; below an integer
+      // k, sqrt(n) stays at least 1 / (2k) >= 1/512 away from it, far more than float's
+      // spacing there, so truncation gives floor(sqrt(n)) exactly.
+      const int k = static_cast<int>(sqrtf(static_cast<float>(n)));
       return static_cast<std::uint8_t>(n > k * k + k ? k + 1 : k);
     }
     case SobelOutput::l1:
@@ -65,23 +65,62 @@ __global__ void sobel_pixel_kernel(DeviceImage gray, DeviceImage out, BorderMode
   mutable_row(out, y)[x] = sobel_at<1>(gray, x, y, border, output);
 }
 
-/// Gray values of pixels x0 - 1 .. x0 + 4 of row y (through the vertical border).
+/// The quad qx of row y through the vertical border (nullopt-like: `constant` set when the
+/// row lies outside under a constant border), loaded early so its latency overlaps work.
 template <int C>
-__device__ __forceinline__ void gray_strip(const DeviceImage& in, int qx, int y, BorderMode border,
+struct PendingRow {
+  Quad<C> quad;
+  int y = 0;  ///< the mapped row
+  bool constant = false;
+};
+
+template <int C>
+__device__ __forceinline__ PendingRow<C> fetch_row(const DeviceImage& in, int qx, bool full, int y,
+                                                   BorderMode border) {
+  PendingRow<C> r;
+  r.y = border_index_dev(y, in.height, border.kind);
+  r.constant = r.y < 0;
+  if (!r.constant && full) {
+    r.quad = load_quad<C>(row_of(in, r.y), qx);
+  } else {
+#pragma unroll
+    for (int i = 0; i < C; ++i) r.quad.w[i] = 0;
+  }
+  return r;
+}
+
+/// Gray values of pixels x0 - 1 .. x0 + 4 of a fetched row. Every lane of the warp calls it:
+/// the neighbours come from the lanes beside (shuffles), lanes at the warp's ends load theirs.
+template <int C>
+__device__ __forceinline__ void gray_strip(const DeviceImage& in, int qx, bool full,
+                                           const PendingRow<C>& r, BorderMode border,
                                            int (&g)[kStrip]) {
-  const int by = border_index_dev(y, in.height, border.kind);
-  if (by < 0) {
+  const int x0 = kQuadPixels * qx;
+  std::uint32_t word = 0;
+  if (r.constant) {
+    word = splat_byte(border.value);
+  } else if (full) {
+    word = quad_gray<C>(r.quad);
+  }
+  const unsigned lane = threadIdx.x % 32U;
+  const std::uint32_t left_word = __shfl_up_sync(0xFFFFFFFFU, word, 1);
+  const std::uint32_t right_word = __shfl_down_sync(0xFFFFFFFFU, word, 1);
+  if (r.constant) {
 #pragma unroll
     for (int i = 0; i < kStrip; ++i) g[i] = border.value;
     return;
   }
-  const std::uint8_t* row = row_of(in, by);
-  const int x0 = kQuadPixels * qx;
-  const std::uint32_t quad = quad_gray<C>(load_quad<C>(row, qx));
-  g[0] = gray_at<C>(row, x0 - 1);
 #pragma unroll
-  for (int i = 0; i < kQuadPixels; ++i) g[i + 1] = static_cast<int>((quad >> (8 * i)) & 0xFFU);
-  g[kStrip - 1] = gray_at<C>(row, x0 + kQuadPixels);
+  for (int i = 0; i < kQuadPixels; ++i) g[i + 1] = static_cast<int>((word >> (8 * i)) & 0xFFU);
+  const std::uint8_t* row = row_of(in, r.y);
+  // The left neighbour from the lane before, unless this lane starts the warp or the row.
+  g[0] = lane > 0 && qx > 0 ? static_cast<int>(left_word >> 24)
+                            : (qx > 0 ? gray_at<C>(row, x0 - 1) : 0);
+  // The right one from the lane after when its quad is whole, else from memory.
+  const bool right_full = x0 + 2 * kQuadPixels <= in.width;
+  g[kStrip - 1] = lane < 31 && right_full
+                      ? static_cast<int>(right_word & 0xFFU)
+                      : (x0 + kQuadPixels < in.width ? gray_at<C>(row, x0 + kQuadPixels) : 0);
 }
 
 template <int C>
@@ -90,33 +129,37 @@ __global__ void sobel_multi_kernel(DeviceImage in, DeviceImage out, BorderMode b
   const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y0 = static_cast<int>(blockIdx.y) * kMultiRows;
   const int x0 = kQuadPixels * qx;
-  if (x0 >= in.width) return;
   const int y1 = min(y0 + kMultiRows, in.height);
+  const bool full = x0 + kQuadPixels <= in.width;
+  // Interior: the quad and both horizontal neighbours lie inside the image; other quads (the
+  // first and last of a row, and those past its end) take the bordered path, but every lane
+  // takes part in the shuffles.
   const bool interior = qx >= 1 && x0 + kQuadPixels < in.width;
-  if (!interior) {
-    const int x1 = min(x0 + kQuadPixels, in.width);
-    for (int y = y0; y < y1; ++y) {
-      for (int x = x0; x < x1; ++x) mutable_row(out, y)[x] = sobel_at<C>(in, x, y, border, output);
-    }
-    return;
-  }
   int top[kStrip];
   int mid[kStrip];
-  gray_strip<C>(in, qx, y0 - 1, border, top);
-  gray_strip<C>(in, qx, y0, border, mid);
+  gray_strip<C>(in, qx, full, fetch_row<C>(in, qx, full, y0 - 1, border), border, top);
+  gray_strip<C>(in, qx, full, fetch_row<C>(in, qx, full, y0, border), border, mid);
+  PendingRow<C> next = fetch_row<C>(in, qx, full, y0 + 1, border);
   for (int y = y0; y < y1; ++y) {
     int bot[kStrip];
-    gray_strip<C>(in, qx, y + 1, border, bot);
-    std::uint32_t packed = 0;
+    gray_strip<C>(in, qx, full, next, border, bot);
+    if (y + 1 < y1) next = fetch_row<C>(in, qx, full, y + 2, border);  // in flight meanwhile
+    if (interior) {
+      std::uint32_t packed = 0;
 #pragma unroll
-    for (int k = 1; k <= kQuadPixels; ++k) {
-      const int gx =
-          (top[k + 1] + 2 * mid[k + 1] + bot[k + 1]) - (top[k - 1] + 2 * mid[k - 1] + bot[k - 1]);
-      const int gy =
-          (bot[k - 1] + 2 * bot[k] + bot[k + 1]) - (top[k - 1] + 2 * top[k] + top[k + 1]);
-      packed |= static_cast<std::uint32_t>(sobel_value_dev(gx, gy, output)) << (8 * (k - 1));
+      for (int k = 1; k <= kQuadPixels; ++k) {
+        const int gx =
+            (top[k + 1] + 2 * mid[k + 1] + bot[k + 1]) - (top[k - 1] + 2 * mid[k - 1] + bot[k - 1]);
+        const int gy =
+            (bot[k - 1] + 2 * bot[k] + bot[k + 1]) - (top[k - 1] + 2 * top[k] + top[k + 1]);
+        packed |= static_cast<std::uint32_t>(sobel_value_dev(gx, gy, output)) << (8 * (k - 1));
+      }
+      reinterpret_cast<std::uint32_t*>(mutable_row(out, y))[qx] = packed;
+    } else {
+      for (int x = x0; x < min(x0 + kQuadPixels, in.width); ++x) {
+        mutable_row(out, y)[x] = sobel_at<C>(in, x, y, border, output);
+      }
     }
-    reinterpret_cast<std::uint32_t*>(mutable_row(out, y))[qx] = packed;
 #pragma unroll
     for (int i = 0; i < kStrip; ++i) {
       top[i] = mid[i];

@@ -21,7 +21,8 @@ constexpr std::string_view kDefault = "default";
 // first, then the classic techniques in the order of issue 4.
 template <typename Enum>
 using VariantNames = std::vector<std::pair<std::string_view, Enum>>;
-const VariantNames<GaussianVariant> kGaussianVariants = {{"separable", GaussianVariant::separable},
+const VariantNames<GaussianVariant> kGaussianVariants = {{"registers", GaussianVariant::registers},
+                                                         {"separable", GaussianVariant::separable},
                                                          {"direct", GaussianVariant::direct},
                                                          {"unrolled", GaussianVariant::unrolled},
                                                          {"lut", GaussianVariant::lut},

@@ -48,7 +48,7 @@ void launch_equalize_color(const DeviceImage& in, const DeviceImage& out, const 
 void launch_pool(const DeviceImage& in, const DeviceImage& out, cudaStream_t stream);
 
 // ---- gaussian (kernels/gaussian_pixel.cu, kernels/gaussian_separable.cu) ---------------------
-enum class GaussianVariant : std::uint8_t { separable, direct, unrolled, lut, texture };
+enum class GaussianVariant : std::uint8_t { registers, separable, direct, unrolled, lut, texture };
 
 /// Device-side tables for one sigma: the 25 weights (direct) and the 6 x 256 products (lut).
 struct GaussianTables {
