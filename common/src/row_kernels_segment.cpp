@@ -131,7 +131,10 @@ class SlidingWindow {
     return hi - lo;
   }
 
-  /// isodata_threshold of the window's histogram.
+  /// isodata_threshold of the window's histogram. Each round's query costs about 32 steps;
+  /// after kQueriesBeforePrefix rounds (rare: most windows converge in under 8) the full
+  /// prefix counts and sums are built once (256 steps) and the remaining rounds cost O(1),
+  /// so a pixel never costs more than O(256) whatever the number of rounds.
   [[nodiscard]] int isodata() {
     std::uint32_t n = 0;
     std::uint32_t s = 0;
@@ -139,11 +142,34 @@ class SlidingWindow {
       n += coarse_[static_cast<std::size_t>(b)];
       s += sums_[static_cast<std::size_t>(b)];
     }
-    return isodata_rounds<std::uint64_t>(n, s, [this](int t) { return below(t); });
+    int queries = 0;
+    return isodata_rounds<std::uint64_t>(
+        n, s, [&](int t) -> std::pair<std::uint64_t, std::uint64_t> {
+          if (++queries <= kQueriesBeforePrefix) return below(t);
+          if (queries == kQueriesBeforePrefix + 1) build_prefix();
+          return {count_upto_[static_cast<std::size_t>(t)], sum_upto_[static_cast<std::size_t>(t)]};
+        });
   }
 
  private:
   static constexpr int kStale = -1;  ///< a fine bin not computed in this row yet
+  static constexpr int kQueriesBeforePrefix = 8;
+
+  /// count_upto_[t], sum_upto_[t]: count and sum of the values <= t, for every t.
+  void build_prefix() {
+    std::uint32_t count = 0;
+    std::uint32_t sum = 0;
+    for (int bin = 0; bin < kCoarseBins; ++bin) {
+      const std::uint32_t* fine = current_fine(bin);
+      for (int k = 0; k < kFinePerCoarse; ++k) {
+        const int v = (bin << kCoarseShift) + k;
+        count += fine[k];
+        sum += fine[k] * static_cast<std::uint32_t>(v);
+        count_upto_[static_cast<std::size_t>(v)] = count;
+        sum_upto_[static_cast<std::size_t>(v)] = sum;
+      }
+    }
+  }
 
   void add_column(int x, int sign) {
     const std::uint16_t* coarse = columns_.coarse(x);
@@ -188,6 +214,8 @@ class SlidingWindow {
   std::array<std::uint32_t, kCoarseBins> sums_{};
   std::array<std::uint32_t, kHistogramBins> fine_{};
   std::array<int, kCoarseBins> stamps_{};
+  std::array<std::uint32_t, kHistogramBins> count_upto_{};
+  std::array<std::uint32_t, kHistogramBins> sum_upto_{};
 };
 
 }  // namespace
