@@ -113,3 +113,45 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void gaussian_
   }
   copy_alpha(src, dst, x, y, width);
 }
+
+// strip: separable in registers. A work item walks STRIP output rows of one column, keeping the
+// row sums r = sum_i q_i s(x + i, y) of the five rows around the current one: each new row
+// costs one row sum (5 samples) and one column sum, and neighbouring items read neighbouring
+// pixels. The border-mapped columns are found once per item.
+inline void row_sums(__global const uchar* src, const int* bx, int y, int width, int height,
+                     int border_kind, int border_value, const int* w, int* sums) {
+  const int by = border_index(y, height, border_kind);
+  for (int c = 0; c < FCN; ++c) {
+    int sum = 0;
+    for (int i = 0; i < TAPS; ++i) sum += w[i] * mapped_sample(src, bx[i], by, c, width, border_value);
+    sums[c] = sum;
+  }
+}
+
+__kernel void gaussian_strip(__global const uchar* src, __global uchar* dst, int width,
+                             int height, int border_kind, int border_value, int8 q) {
+  const int x = get_global_id(0);
+  const int y0 = get_global_id(1) * STRIP;
+  if (x >= width || y0 >= height) return;
+  int w[TAPS];
+  int bx[TAPS];
+  weights_of(q, w);
+  for (int i = 0; i < TAPS; ++i) bx[i] = border_index(x + i - RADIUS, width, border_kind);
+  int sums[TAPS][FCN];  // rows y - 2 .. y + 2
+  for (int k = 0; k < TAPS - 1; ++k) {
+    row_sums(src, bx, y0 - RADIUS + k, width, height, border_kind, border_value, w, sums[k + 1]);
+  }
+  const int y_end = min(height, y0 + STRIP);
+  for (int y = y0; y < y_end; ++y) {
+    for (int k = 0; k < TAPS - 1; ++k) {  // slide the window down one row
+      for (int c = 0; c < FCN; ++c) sums[k][c] = sums[k + 1][c];
+    }
+    row_sums(src, bx, y + RADIUS, width, height, border_kind, border_value, w, sums[TAPS - 1]);
+    for (int c = 0; c < FCN; ++c) {
+      int sum = 0;
+      for (int k = 0; k < TAPS; ++k) sum += w[k] * sums[k][c];
+      dst[sample_at(x, y, c, width)] = (uchar)((sum + ROUNDING) >> GAUSSIAN_SHIFT);
+    }
+    copy_alpha(src, dst, x, y, width);
+  }
+}

@@ -18,6 +18,7 @@ inline constexpr std::string_view kDefaultVariant = "default";
 inline constexpr std::string_view kGaussianDirect = "direct";
 inline constexpr std::string_view kGaussianLut = "lut";
 inline constexpr std::string_view kGaussianSeparable = "separable";
+inline constexpr std::string_view kGaussianStrip = "strip";
 inline constexpr std::string_view kSobelScalar = "scalar";
 inline constexpr std::string_view kSobelVload16 = "vload16";
 inline constexpr std::string_view kSharpenNaive = "naive";
@@ -39,6 +40,8 @@ inline constexpr std::string_view kMorphVhgw = "vhgw";
 
 /// The work-group shape of the 2-D kernels, and of the tiled ones (TILE_W x TILE_H).
 inline constexpr Range kTile{16, 16};
+/// Output rows per work item of the strip kernels.
+inline constexpr int kStripRows = 16;
 /// Work-group size of the 1-D kernels.
 inline constexpr std::size_t kGroup1d = 256;
 

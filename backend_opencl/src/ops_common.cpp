@@ -64,7 +64,7 @@ std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
   };
   switch (op) {
     case Op::gaussian:
-      return names({kGaussianSeparable, kGaussianDirect, kGaussianLut});
+      return names({kGaussianSeparable, kGaussianStrip, kGaussianDirect, kGaussianLut});
     case Op::sobel:
       return names({kSobelVload16, kSobelScalar});
     case Op::sharpen:
@@ -93,7 +93,7 @@ std::size_t image_bytes(int width, int height, int channels) {
 Defines image_defines(int channels) {
   Defines d;
   d.add("CN", channels).add("TILE_W", static_cast<long long>(kTile.x));
-  d.add("TILE_H", static_cast<long long>(kTile.y));
+  d.add("TILE_H", static_cast<long long>(kTile.y)).add("STRIP", kStripRows);
   return d;
 }
 

@@ -61,6 +61,11 @@ Image run_gaussian(Runtime& rt, const ConstImageView& input, const OpParams& par
     const Buffer class_buffer = rt.upload(classes.data(), sizeof(classes), "gaussian classes");
     rt.run(kGaussianProgram, "gaussian_lut", defines, in.pixels(), kTile, in.buffer, out, in.width,
            in.height, border_kind, border_value, lut_buffer, class_buffer);
+  } else if (variant == kGaussianStrip) {
+    const Range strips{in.pixels().x,
+                       ceil_div(in.pixels().y, static_cast<std::size_t>(kStripRows))};
+    rt.run(kGaussianProgram, "gaussian_strip", defines, strips, kTile, in.buffer, out, in.width,
+           in.height, border_kind, border_value, q);
   } else {
     const char* kernel = variant == kGaussianSeparable ? "gaussian_separable" : "gaussian_direct";
     rt.run(kGaussianProgram, kernel, defines, in.pixels(), kTile, in.buffer, out, in.width,
