@@ -211,6 +211,39 @@ __device__ __forceinline__ std::uint32_t with_alpha(std::uint32_t rgb, std::uint
   return (rgb & 0x00FFFFFFU) | (alpha_from & 0xFF000000U);
 }
 
+// ---- edges of the quad kernels ---------------------------------------------------------------
+/// The columns a quad kernel leaves to a thread-per-pixel edge kernel: [0, left) and
+/// [right, width). A quad kernel's work per thread is a strip of rows; doing the bordered
+/// edges there would leave a few threads working long after the others.
+struct EdgeColumns {
+  int left = 0;
+  int right = 0;
+  int width = 0;
+  [[nodiscard]] __host__ __device__ int count() const { return left + width - right; }
+  /// The i-th edge column.
+  [[nodiscard]] __host__ __device__ int column(int i) const {
+    return i < left ? i : right + i - left;
+  }
+};
+
+/// The edge columns of a quad kernel whose quad qx is interior when interior(qx); interior
+/// quads are one run starting at quad 1 (quad 0 always has a neighbour outside).
+template <typename Interior>
+EdgeColumns edge_columns(int width, Interior&& interior) {
+  const int quads = (width + kQuadPixels - 1) / kQuadPixels;
+  int end = quads;
+  while (end > 1 && !interior(end - 1)) --end;
+  if (end <= 1) return {width, width, width};
+  return {kQuadPixels, kQuadPixels * end, width};
+}
+
+/// A grid of 32 x 8 threads over the edge columns and every row.
+inline constexpr int kEdgeBlockX = 32;
+inline constexpr int kEdgeBlockY = 8;
+inline dim3 edge_grid(const EdgeColumns& edges, int height) {
+  return dim3(blocks_for(edges.count(), kEdgeBlockX), blocks_for(height, kEdgeBlockY));
+}
+
 /// Calls fn(std::integral_constant<int, C>{}) for an image's channel count (1, 3 or 4): one
 /// kernel instantiation per count.
 template <typename Fn>

@@ -87,38 +87,39 @@ __device__ __forceinline__ void row_pass(const RowWords& row, const Q5& weights,
   }
 }
 
-/// The bordered path, a thread per pixel of the quads at the image's left and right edges.
-__device__ void edge_pixels(const DeviceImage& in, const DeviceImage& out, const Q5& weights,
-                            BorderMode border, int x0, int y0, int y1) {
-  for (int y = y0; y < y1; ++y) {
-    for (int x = x0; x < min(x0 + kQuadPixels, in.width); ++x) {
-      std::uint8_t* dst = mutable_row(out, y) + x * kRgba;
-      for (int c = 0; c < kLanes; ++c) {
-        int sum = 0;
-        for (int i = 0; i < kTaps; ++i) {
-          for (int j = 0; j < kTaps; ++j) {
-            sum += weights.q[i] * weights.q[j] *
-                   bordered_sample<kRgba>(in, x + j - kRadius, y + i - kRadius, c, border);
-          }
-        }
-        dst[c] = static_cast<std::uint8_t>((sum + (1 << (kGaussianShift - 1))) >> kGaussianShift);
+/// Quad qx and the two pixels on each side lie inside a row of `width` pixels.
+__host__ __device__ bool registers_interior(int qx, int width) {
+  return qx >= 1 && kQuadPixels * qx + kQuadPixels + kRadius <= width;
+}
+
+/// The edge columns, a thread per pixel with bordered samples.
+__global__ void gaussian_edge_kernel(DeviceImage in, DeviceImage out, Q5 weights, BorderMode border,
+                                     EdgeColumns edges) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= edges.count() || y >= in.height) return;
+  const int x = edges.column(i);
+  std::uint8_t* dst = mutable_row(out, y) + x * kRgba;
+  for (int c = 0; c < kLanes; ++c) {
+    int sum = 0;
+    for (int a = 0; a < kTaps; ++a) {
+      for (int b = 0; b < kTaps; ++b) {
+        sum += weights.q[a] * weights.q[b] *
+               bordered_sample<kRgba>(in, x + b - kRadius, y + a - kRadius, c, border);
       }
-      dst[kAlphaChannel] = row_of(in, y)[x * kRgba + kAlphaChannel];
     }
+    dst[c] = static_cast<std::uint8_t>((sum + (1 << (kGaussianShift - 1))) >> kGaussianShift);
   }
+  dst[kAlphaChannel] = row_of(in, y)[x * kRgba + kAlphaChannel];
 }
 
 __global__ void __launch_bounds__(kThreads)
     gaussian_registers_kernel(DeviceImage in, DeviceImage out, Q5 weights, BorderMode border) {
   const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int x0 = kQuadPixels * qx;
-  if (x0 >= in.width) return;  // no barrier or shuffle below
+  // Edge quads are gaussian_edge_kernel's; no barrier or shuffle below.
+  if (!registers_interior(qx, in.width)) return;
   const int y0 = static_cast<int>(blockIdx.y) * kStripRows;
   const int y1 = min(y0 + kStripRows, in.height);
-  if (qx < 1 || x0 + kQuadPixels + kRadius > in.width) {
-    edge_pixels(in, out, weights, border, x0, y0, y1);
-    return;
-  }
   float acc[kTaps][kQuadPixels * kLanes];  // slot (o - y0) % 5 holds output row o
   const int last = y1 - 1 + kRadius;       // the last input row
   RowWords next = fetch(in, qx, y0 - kRadius, border);
@@ -179,6 +180,12 @@ void launch_gaussian_registers(const DeviceImage& in, const DeviceImage& out,
                   blocks_for(in.height, kStripRows));
   gaussian_registers_kernel<<<grid, kThreads, 0, stream>>>(in, out, weights, border);
   CUDA_CHECK_LAUNCH("gaussian_registers_kernel");
+  const EdgeColumns edges =
+      edge_columns(in.width, [&](int qx) { return registers_interior(qx, in.width); });
+  if (edges.count() == 0) return;
+  gaussian_edge_kernel<<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(
+      in, out, weights, border, edges);
+  CUDA_CHECK_LAUNCH("gaussian_edge_kernel");
 }
 
 }  // namespace parfilter::cuda

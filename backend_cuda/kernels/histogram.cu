@@ -20,7 +20,8 @@ constexpr int kWarp = 32;
 constexpr int kAtomicWarps = kAtomicBlock / kWarp;
 constexpr int kPrivateBlock = 64;                         ///< threads with private histograms
 constexpr int kMaxQuadsPerThread = 0xFFFF / kQuadPixels;  ///< keeps 16-bit counters exact
-constexpr int kBlocksPerSm = 4;
+constexpr int kBlocksPerSm = 4;        ///< no-atomics: enough blocks to fill the GPU
+constexpr int kAtomicBlocksPerSm = 8;  ///< shared atomics: a full SM of 256-thread blocks
 
 /// What a pixel contributes: gray, luma, or channel `channel`.
 enum class Value : std::uint8_t { gray, luma, channel };
@@ -154,7 +155,7 @@ int private_blocks(const DeviceImage& in) {
 template <int C>
 void shared_atomics(HistogramSource source, const DeviceImage& in, unsigned long long* counts,
                     const DeviceImage& gray_out, cudaStream_t stream) {
-  const int blocks = std::min(in.height, sm_count() * kBlocksPerSm);
+  const int blocks = std::min(in.height, sm_count() * kAtomicBlocksPerSm);
   if (source == HistogramSource::channels && C > 1) {
     histogram_shared_kernel<C, Value::channel, C>
         <<<blocks, kAtomicBlock, 0, stream>>>(in, counts, DeviceImage{});

@@ -12,22 +12,27 @@ constexpr int kThreads = 128;
 constexpr int kRows = 16;  ///< output rows per thread
 constexpr int kRgba = 4;
 
-/// The bordered path for quads at the image's left and right edges.
+/// Quad qx and the quads beside it lie inside a row of `width` pixels.
+__host__ __device__ bool small_interior(int qx, int width) {
+  return qx >= 1 && kQuadPixels * qx + 2 * kQuadPixels <= width;
+}
+
+/// The edge columns, a thread per pixel, pixels outside the image ignored.
 template <MorphOp Op>
-__device__ void small_rect_edge(const DeviceImage& in, const DeviceImage& out,
-                                const MorphRect& rect, bool combine, int x0, int y0, int y1) {
-  for (int x = x0; x < min(x0 + kQuadPixels, in.width); ++x) {
-    for (int y = y0; y < y1; ++y) {
-      std::uint32_t acc = Morph<Op>::kNeutral;
-      for (int j = rect.y0; j < rect.y1; ++j) {
-        for (int i = rect.x0; i < rect.x1; ++i) {
-          acc = Morph<Op>::combine(acc, pixel_or_neutral<kRgba, Op>(in, x + i, y + j));
-        }
-      }
-      if (combine) acc = Morph<Op>::combine(acc, load_pixel<kRgba>(row_of(out, y), x));
-      store_result<kRgba>(out, in, x, y, acc);
+__global__ void small_rect_edge_kernel(DeviceImage in, DeviceImage out, MorphRect rect,
+                                       bool combine, EdgeColumns edges) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= edges.count() || y >= in.height) return;
+  const int x = edges.column(i);
+  std::uint32_t acc = Morph<Op>::kNeutral;
+  for (int j = rect.y0; j < rect.y1; ++j) {
+    for (int k = rect.x0; k < rect.x1; ++k) {
+      acc = Morph<Op>::combine(acc, pixel_or_neutral<kRgba, Op>(in, x + k, y + j));
     }
   }
+  if (combine) acc = Morph<Op>::combine(acc, load_pixel<kRgba>(row_of(out, y), x));
+  store_result<kRgba>(out, in, x, y, acc);
 }
 
 /// R: the rectangle lies within columns -R..R and spans at most 2R + 1 rows.
@@ -37,14 +42,10 @@ __global__ void __launch_bounds__(kThreads)
   using M = SplitMorph<Op>;
   constexpr int kSpan = 2 * R + 1;
   const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int x0 = kQuadPixels * qx;
-  if (x0 >= in.width) return;  // no barrier or shuffle below
+  // Edge quads are small_rect_edge_kernel's; no barrier or shuffle below.
+  if (!small_interior(qx, in.width)) return;
   const int y0 = static_cast<int>(blockIdx.y) * kRows;
   const int y1 = min(y0 + kRows, in.height);
-  if (qx < 1 || x0 + 2 * kQuadPixels > in.width) {
-    small_rect_edge<Op>(in, out, rect, combine, x0, y0, y1);
-    return;
-  }
   const int h = rect.y1 - rect.y0;
   const uint2 neutral = make_uint2(M::kNeutral, M::kNeutral);
   uint2 ring[kSpan][kQuadPixels];  // horizontal extrema of the last rows, newest last
@@ -114,6 +115,14 @@ void launch_small(const DeviceImage& in, const DeviceImage& out, const MorphRect
                   blocks_for(in.height, kRows));
   morph_small_kernel<Op, R><<<grid, kThreads, 0, stream>>>(in, out, rect, combine);
   CUDA_CHECK_LAUNCH("morph_small_kernel");
+  const EdgeColumns edges =
+      edge_columns(in.width, [&](int qx) { return small_interior(qx, in.width); });
+  if (edges.count() > 0) {
+    small_rect_edge_kernel<Op>
+        <<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(
+            in, out, rect, combine, edges);
+    CUDA_CHECK_LAUNCH("small_rect_edge_kernel");
+  }
 }
 
 /// Whether the rectangle lies within columns -r..r and spans at most 2r + 1 rows.

@@ -24,6 +24,7 @@ constexpr int kStripWidth = 128;  ///< output columns per block = threads per bl
 constexpr int kStripRows = 256;   ///< output rows per block
 constexpr int kChunkRows = 16;    ///< input rows loaded and filtered together
 constexpr std::size_t kMaxSharedBytes = 160 * 1024;
+constexpr int kLoadsPerRow = 2;  ///< input pixels per thread and row: rectangles up to 129 wide
 
 template <int C, MorphOp Op>
 __global__ void __launch_bounds__(kStripWidth)
@@ -48,14 +49,27 @@ __global__ void __launch_bounds__(kStripWidth)
 
   for (int q0 = 0; q0 < input_rows; q0 += kChunkRows) {
     const int chunk = min(kChunkRows, input_rows - q0);
-    // Load the chunk's rows, neutral outside the image.
-    for (int i = 0; i < chunk; ++i) {
+    // Load the chunk's rows, neutral outside the image: every load is issued before the first
+    // store (a load followed by its store in a loop would wait for each load in turn).
+    std::uint32_t loaded[kChunkRows][kLoadsPerRow];
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
       const int y = y0 + rect.y0 + q0 + i;
-      for (int c = tid; c < line; c += kStripWidth) {
-        const int xx = x0 + rect.x0 + c;
-        rows_in[i * line + c] = y >= 0 && y < in.height && xx >= 0 && xx < in.width
-                                    ? split(load_pixel<C>(row_of(in, y), xx))
-                                    : neutral;
+      const bool row_inside = i < chunk && y >= 0 && y < in.height;
+#pragma unroll
+      for (int k = 0; k < kLoadsPerRow; ++k) {
+        const int xx = x0 + rect.x0 + tid + k * kStripWidth;
+        loaded[i][k] = row_inside && tid + k * kStripWidth < line && xx >= 0 && xx < in.width
+                           ? load_pixel<C>(row_of(in, y), xx)
+                           : Morph<Op>::kNeutral;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+#pragma unroll
+      for (int k = 0; k < kLoadsPerRow; ++k) {
+        const int c = tid + k * kStripWidth;
+        if (i < chunk && c < line) rows_in[i * line + c] = split(loaded[i][k]);
       }
     }
     __syncthreads();
@@ -85,8 +99,26 @@ __global__ void __launch_bounds__(kStripWidth)
       }
     }
     __syncthreads();
-    // Vertical pass: this thread's column, row by row.
-    for (int i = 0; i < chunk; ++i) {
+    // Vertical pass: this thread's column, row by row. The alpha (and, when combining, the
+    // previous rectangles' result) of every output row is loaded first, for the same reason.
+    std::uint32_t keep[kChunkRows];
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+      const int y = y0 + q0 + i - h + 1;
+      const bool stored = i < chunk && q0 + i >= h - 1 && x < in.width && y < in.height;
+      keep[i] =
+          stored && (C == 4 || combine) ? load_pixel<C>(row_of(combine ? out : in, y), x) : 0U;
+    }
+    std::uint32_t alpha[kChunkRows];
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+      const int y = y0 + q0 + i - h + 1;
+      const bool stored = i < chunk && q0 + i >= h - 1 && x < in.width && y < in.height;
+      alpha[i] = stored && C == 4 && combine ? load_pixel<C>(row_of(in, y), x) : keep[i];
+    }
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+      if (i >= chunk) break;
       const int q = q0 + i;
       const int j = q % h;
       const uint2 v = across[i * kStripWidth + tid];
@@ -99,8 +131,9 @@ __global__ void __launch_bounds__(kStripWidth)
         const int y = y0 + q - h + 1;
         if (x < in.width && y < in.height) {
           std::uint32_t value = merge_lanes(result.x, result.y);
-          if (combine) value = Morph<Op>::combine(value, load_pixel<C>(row_of(out, y), x));
-          store_result<C>(out, in, x, y, value);
+          if (combine) value = Morph<Op>::combine(value, keep[i]);
+          if constexpr (C == 4) value = with_alpha(value, alpha[i]);
+          store_pixel<C>(mutable_row(out, y), x, value);
         }
       }
       ring[j * kStripWidth + tid] = v;
@@ -150,7 +183,8 @@ void launch_strip(const DeviceImage& in, const DeviceImage& out, const MorphRect
 bool launch_morphology_vhgw_tile(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                                  const MorphRect& rect, bool combine, cudaStream_t stream) {
   const std::size_t bytes = shared_bytes(rect);
-  if (bytes > kMaxSharedBytes || bytes > static_cast<std::size_t>(max_shared_bytes())) {
+  if (rect.x1 - rect.x0 - 1 > (kLoadsPerRow - 1) * kStripWidth || bytes > kMaxSharedBytes ||
+      bytes > static_cast<std::size_t>(max_shared_bytes())) {
     return false;  // the caller runs the two 1-D passes through global memory
   }
   with_channels(in.channels, [&](auto c) {

@@ -87,25 +87,56 @@ __global__ void apply_lut_kernel(DeviceImage in, DeviceImage out, ByteLut lut) {
 
 __device__ __forceinline__ int sat(int v) { return min(max(v, 0), kMaxSample); }
 
-/// The equalized colour of one pixel: (lut[Y], Cr, Cb) back to RGB, packed in bytes 0..2.
-__device__ __forceinline__ std::uint32_t equalize_pixel(int r, int g, int b, int y,
-                                                        const std::uint8_t* table) {
-  const int cr = sat(descale((r - y) * kCrFromRMinusY + (kChromaOffset << kYuvShift)));
-  const int cb = sat(descale((b - y) * kCbFromBMinusY + (kChromaOffset << kYuvShift)));
-  const int ye = table[y];
-  const int dcr = cr - kChromaOffset;
-  const int dcb = cb - kChromaOffset;
-  const int ro = sat(ye + descale(dcr * kRFromCr));
-  const int go = sat(ye + descale(dcb * kGFromCb + dcr * kGFromCr));
-  const int bo = sat(ye + descale(dcb * kBFromCb));
+constexpr int kDifferences = 2 * kMaxSample + 1;  ///< R - Y and B - Y lie in -255..255
+
+/// Per-block tables of the YCrCb round trip: each entry is the formula of filter_math's
+/// rgb_to_ycrcb / ycrcb_to_rgb for one value, so a pixel costs look-ups instead of multiplies.
+struct EqualizeTables {
+  int red_from_cr[kLutSize];      ///< descale((Cr - 128) * 22987)
+  int blue_from_cb[kLutSize];     ///< descale((Cb - 128) * 29049)
+  int green_from_cr[kLutSize];    ///< (Cr - 128) * -11698 + rounding
+  int green_from_cb[kLutSize];    ///< (Cb - 128) * -5636
+  std::uint8_t cr[kDifferences];  ///< Cr of R - Y (+ 255)
+  std::uint8_t cb[kDifferences];  ///< Cb of B - Y (+ 255)
+  std::uint8_t lut[kLutSize];
+};
+
+__device__ void build_tables(const ByteLut& lut, EqualizeTables& t) {
+  for (int i = static_cast<int>(threadIdx.x); i < kDifferences; i += static_cast<int>(blockDim.x)) {
+    const int d = i - kMaxSample;
+    t.cr[i] =
+        static_cast<std::uint8_t>(sat(descale(d * kCrFromRMinusY + (kChromaOffset << kYuvShift))));
+    t.cb[i] =
+        static_cast<std::uint8_t>(sat(descale(d * kCbFromBMinusY + (kChromaOffset << kYuvShift))));
+    if (i < kLutSize) {
+      const int c = i - kChromaOffset;
+      t.red_from_cr[i] = descale(c * kRFromCr);
+      t.blue_from_cb[i] = descale(c * kBFromCb);
+      t.green_from_cr[i] = c * kGFromCr + kYuvRound;
+      t.green_from_cb[i] = c * kGFromCb;
+      t.lut[i] = lut.v[i];
+    }
+  }
+  __syncthreads();
+}
+
+/// The equalized colour of one pixel (Y given): (lut[Y], Cr, Cb) back to RGB in bytes 0..2.
+__device__ __forceinline__ std::uint32_t equalize_pixel(int r, int b, int y,
+                                                        const EqualizeTables& t) {
+  const int cr = t.cr[r - y + kMaxSample];
+  const int cb = t.cb[b - y + kMaxSample];
+  const int ye = t.lut[y];
+  const int ro = sat(ye + t.red_from_cr[cr]);
+  const int go = sat(ye + ((t.green_from_cb[cb] + t.green_from_cr[cr]) >> kYuvShift));
+  const int bo = sat(ye + t.blue_from_cb[cb]);
   return static_cast<std::uint32_t>(ro) | (static_cast<std::uint32_t>(go) << 8) |
          (static_cast<std::uint32_t>(bo) << 16);
 }
 
 template <int C>
 __global__ void equalize_color_kernel(DeviceImage in, DeviceImage out, ByteLut lut) {
-  __shared__ std::uint8_t table[kLutSize];
-  load_lut(lut, table);
+  __shared__ EqualizeTables tables;
+  build_tables(lut, tables);
   const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y);
   const int x0 = kQuadPixels * qx;
@@ -118,11 +149,10 @@ __global__ void equalize_color_kernel(DeviceImage in, DeviceImage out, ByteLut l
       Quad<C> r;
 #pragma unroll
       for (int p = 0; p < kQuadPixels; ++p) {
+        // Y in two byte dot products (luma_of_word), the rest by look-ups.
         const std::uint32_t w = q.w[p];
-        // Y in two byte dot products (luma_of_word), the rest in integers.
-        r.w[p] = with_alpha(
-            equalize_pixel(w & 0xFFU, (w >> 8) & 0xFFU, (w >> 16) & 0xFFU, luma_of_word(w), table),
-            w);
+        r.w[p] =
+            with_alpha(equalize_pixel(w & 0xFFU, (w >> 16) & 0xFFU, luma_of_word(w), tables), w);
       }
       store_quad<C>(dst, qx, r);
       return;
@@ -131,7 +161,7 @@ __global__ void equalize_color_kernel(DeviceImage in, DeviceImage out, ByteLut l
   const int x1 = min(x0 + kQuadPixels, in.width);
   for (int x = x0; x < x1; ++x) {
     const std::uint8_t* p = src + x * C;
-    const std::uint32_t e = equalize_pixel(p[0], p[1], p[2], luma_dev(p[0], p[1], p[2]), table);
+    const std::uint32_t e = equalize_pixel(p[0], p[2], luma_dev(p[0], p[1], p[2]), tables);
     dst[x * C] = static_cast<std::uint8_t>(e);
     dst[x * C + 1] = static_cast<std::uint8_t>(e >> 8);
     dst[x * C + 2] = static_cast<std::uint8_t>(e >> 16);

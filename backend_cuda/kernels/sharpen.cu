@@ -66,24 +66,31 @@ __device__ __forceinline__ Quad<C> bordered_quad(const DeviceImage& in, int qx, 
   return load_quad<C>(row_of(in, by), qx);
 }
 
+/// The word before quad qx and the word after it lie inside a row of `width` pixels.
+template <int C>
+__host__ __device__ bool vector_interior(int qx, int width) {
+  return qx >= 1 && (C * qx + C + 1) * kQuadPixels <= width * C;
+}
+
+/// The vector kernel's edge columns, a thread per pixel.
+template <int C>
+__global__ void sharpen_edge_kernel(DeviceImage in, DeviceImage out, BorderMode border,
+                                    EdgeColumns edges) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= edges.count() || y >= in.height) return;
+  const int x = edges.column(i);
+#pragma unroll
+  for (int c = 0; c < C; ++c)
+    mutable_row(out, y)[x * C + c] = sharpen_sample<C>(in, x, y, c, border);
+}
+
 template <int C>
 __global__ void sharpen_vector_kernel(DeviceImage in, DeviceImage out, BorderMode border) {
   const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y0 = static_cast<int>(blockIdx.y) * kVectorRows;
-  const int x0 = kQuadPixels * qx;
-  if (x0 >= in.width) return;
+  if (!vector_interior<C>(qx, in.width)) return;  // sharpen_edge_kernel's
   const int y1 = min(y0 + kVectorRows, in.height);
-  // Interior: the word before the quad and the word after it lie inside the row.
-  const bool interior = qx >= 1 && (C * qx + C + 1) * kQuadPixels <= in.width * C;
-  if (!interior) {
-    const int x1 = min(x0 + kQuadPixels, in.width);
-    for (int y = y0; y < y1; ++y) {
-      for (int i = x0 * C; i < x1 * C; ++i) {
-        mutable_row(out, y)[i] = sharpen_sample<C>(in, i / C, y, i % C, border);
-      }
-    }
-    return;
-  }
   Quad<C> up = bordered_quad<C>(in, qx, y0 - 1, border);
   Quad<C> centre = load_quad<C>(row_of(in, y0), qx);
   Quad<C> down = bordered_quad<C>(in, qx, y0 + 1, border);
@@ -164,6 +171,13 @@ void launch_sharpen(SharpenVariant variant, const DeviceImage& in, const DeviceI
         const dim3 grid(blocks_for((in.width + kQuadPixels - 1) / kQuadPixels, kBlock),
                         blocks_for(in.height, kVectorRows));
         sharpen_vector_kernel<C><<<grid, kBlock, 0, stream>>>(in, out, border);
+        const EdgeColumns edges =
+            edge_columns(in.width, [&](int qx) { return vector_interior<C>(qx, in.width); });
+        if (edges.count() > 0) {
+          sharpen_edge_kernel<C>
+              <<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(
+                  in, out, border, edges);
+        }
         break;
       }
       case SharpenVariant::tile: {

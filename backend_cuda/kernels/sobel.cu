@@ -23,11 +23,13 @@ __device__ __forceinline__ std::uint8_t sobel_value_dev(int gx, int gy, SobelOut
     case SobelOutput::magnitude: {
       const int n = ax * ax + ay * ay;
       if (n > kSaturatedSquare) return kMaxSample;
-      // n <= 65280 < 2^24 is exact in float and sqrtf is correctly rounded; below an integer
-      // k, sqrt(n) stays at least 1 / (2k) >= 1/512 away from it, far more than float's
-      // spacing there, so truncation gives floor(sqrt(n)) exactly.
-      const int k = static_cast<int>(sqrtf(static_cast<float>(n)));
-      return static_cast<std::uint8_t>(n > k * k + k ? k + 1 : k);
+      // In float (the FMA pipe, beside the integer one): n <= 65280 < 2^24 is exact and sqrtf
+      // is correctly rounded; below an integer k, sqrt(n) stays at least 1 / (2k) >= 1/512 away
+      // from it, far more than float's spacing there, so truncation gives floor(sqrt(n))
+      // exactly, and k^2 + k - n is exact too.
+      const float nf = static_cast<float>(n);
+      const float k = truncf(sqrtf(nf));
+      return static_cast<std::uint8_t>(fmaf(k, k + 1.0F, -nf) < 0.0F ? k + 1.0F : k);
     }
     case SobelOutput::l1:
       return static_cast<std::uint8_t>(min(ax + ay, kMaxSample));
@@ -123,6 +125,22 @@ __device__ __forceinline__ void gray_strip(const DeviceImage& in, int qx, bool f
                       : (x0 + kQuadPixels < in.width ? gray_at<C>(row, x0 + kQuadPixels) : 0);
 }
 
+/// Quad qx and its left and right neighbours lie inside a row of `width` pixels.
+__host__ __device__ bool multi_interior(int qx, int width) {
+  return qx >= 1 && kQuadPixels * qx + kQuadPixels < width;
+}
+
+/// The multi kernel's edge columns, a thread per pixel.
+template <int C>
+__global__ void sobel_edge_kernel(DeviceImage in, DeviceImage out, BorderMode border,
+                                  SobelOutput output, EdgeColumns edges) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= edges.count() || y >= in.height) return;
+  const int x = edges.column(i);
+  mutable_row(out, y)[x] = sobel_at<C>(in, x, y, border, output);
+}
+
 template <int C>
 __global__ void sobel_multi_kernel(DeviceImage in, DeviceImage out, BorderMode border,
                                    SobelOutput output) {
@@ -131,10 +149,9 @@ __global__ void sobel_multi_kernel(DeviceImage in, DeviceImage out, BorderMode b
   const int x0 = kQuadPixels * qx;
   const int y1 = min(y0 + kMultiRows, in.height);
   const bool full = x0 + kQuadPixels <= in.width;
-  // Interior: the quad and both horizontal neighbours lie inside the image; other quads (the
-  // first and last of a row, and those past its end) take the bordered path, but every lane
-  // takes part in the shuffles.
-  const bool interior = qx >= 1 && x0 + kQuadPixels < in.width;
+  // Quads other than interior ones (the first and last of a row, and those past its end) are
+  // sobel_edge_kernel's, but every lane takes part in the shuffles.
+  const bool interior = multi_interior(qx, in.width);
   int top[kStrip];
   int mid[kStrip];
   gray_strip<C>(in, qx, full, fetch_row<C>(in, qx, full, y0 - 1, border), border, top);
@@ -155,10 +172,6 @@ __global__ void sobel_multi_kernel(DeviceImage in, DeviceImage out, BorderMode b
         packed |= static_cast<std::uint32_t>(sobel_value_dev(gx, gy, output)) << (8 * (k - 1));
       }
       reinterpret_cast<std::uint32_t*>(mutable_row(out, y))[qx] = packed;
-    } else {
-      for (int x = x0; x < min(x0 + kQuadPixels, in.width); ++x) {
-        mutable_row(out, y)[x] = sobel_at<C>(in, x, y, border, output);
-      }
     }
 #pragma unroll
     for (int i = 0; i < kStrip; ++i) {
@@ -182,8 +195,16 @@ void launch_sobel_multi(const DeviceImage& in, const DeviceImage& out, BorderMod
                         SobelOutput output, cudaStream_t stream) {
   const dim3 grid(blocks_for((in.width + kQuadPixels - 1) / kQuadPixels, kBlock),
                   blocks_for(in.height, kMultiRows));
+  const EdgeColumns edges =
+      edge_columns(in.width, [&](int qx) { return multi_interior(qx, in.width); });
   with_channels(in.channels, [&](auto c) {
-    sobel_multi_kernel<decltype(c)::value><<<grid, kBlock, 0, stream>>>(in, out, border, output);
+    constexpr int C = decltype(c)::value;
+    sobel_multi_kernel<C><<<grid, kBlock, 0, stream>>>(in, out, border, output);
+    if (edges.count() > 0) {
+      sobel_edge_kernel<C>
+          <<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(
+              in, out, border, output, edges);
+    }
   });
   CUDA_CHECK_LAUNCH("sobel_multi_kernel");
 }
