@@ -116,7 +116,9 @@ run_cli() {
 cold_report="$out_dir/bench-opencl-cold-warm.md"
 {
   echo
-  echo "## First run: empty program cache against warm cache (${width}x${height}, $channels channels)"
+  echo "## First run: empty program cache against warm cache"
+  echo
+  echo "${width}x${height}, $channels channels."
   echo
   echo "One parfilter-opencl process per op (its default variant): the wall time of the whole"
   echo "process (start, load, build, run, save as BMP) and the time its programs took to build or"

@@ -59,15 +59,16 @@ cmake_args=(-S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARFILTER_WITH_O
             -DPARFILTER_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}")
 [[ -f "$build/CMakeCache.txt" ]] || cmake_args+=(-G Ninja)
 if [[ -d "$root/.deps/usr" ]]; then
-  export PKG_CONFIG_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/pkgconfig:$root/.deps/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  deps_pc="$root/.deps/usr/lib/x86_64-linux-gnu/pkgconfig:$root/.deps/usr/share/pkgconfig"
+  export PKG_CONFIG_PATH="$deps_pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   cmake_args+=(-DCMAKE_PREFIX_PATH="$root/.deps/usr")
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
 if [[ $do_build -eq 1 ]]; then
   targets=(test_cross_backend test_opencl parfilter-opencl)
   [[ $bench -eq 1 ]] && targets+=(parfilter-bench-opencl parfilter-cuda)
-  step "configure and build (OpenCL)" bash -c \
-    "cmake ${cmake_args[*]@Q} >/dev/null && cmake --build ${build@Q} -j $(nproc) --target ${targets[*]}" ||
+  build_cmd="cmake --build ${build@Q} -j $(nproc) --target ${targets[*]}"
+  step "configure and build (OpenCL)" bash -c "cmake ${cmake_args[*]@Q} >/dev/null && $build_cmd" ||
     { printf '%s\n' "${summary[@]}" | tee -a "$log"; exit 1; }
 fi
 
@@ -79,8 +80,8 @@ step "OpenCL platforms and devices" bash -c \
 for platform in NVIDIA pocl; do
   cache="$(mktemp -d)"
   # A platform that is missing would only make the suites skip: say so as a failure.
-  step "OpenCL platform $platform present" bash -c \
-    "PARFILTER_OPENCL_DEVICE=$platform: ${build@Q}/backend_opencl/parfilter-opencl --list | grep 'device present'"
+  step "OpenCL platform $platform present" env PARFILTER_OPENCL_DEVICE="$platform:" \
+    bash -c "${build@Q}/backend_opencl/parfilter-opencl --list | grep 'device present'"
   step "cross-backend suite, OpenCL cases, on $platform" \
     env PARFILTER_OPENCL_DEVICE="$platform:" XDG_CACHE_HOME="$cache" CUDA_CACHE_PATH="$cache/nv" \
     "$build/tests/test_cross_backend" --gtest_filter='*opencl*' --gtest_brief=1

@@ -123,21 +123,26 @@ Measured measure(Backend& backend, const BenchCase& c, const std::string& varian
   std::vector<double> kernel_ms;
   std::vector<double> total_ms;
   bool has_kernel = false;
-  for (int run = 0; run < plan.warmup + plan.repeats; ++run) {
+  bool single = false;
+  const int runs = plan.warmup + plan.repeats;
+  for (int run = 0; run < runs; ++run) {
     StageTimes times;
     const auto start = std::chrono::steady_clock::now();
     (void)backend.run(c.op, image.view(), params, &times);
     const double wall =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     has_kernel = times.upload_ms.has_value();  // device backends time their kernels
-    if (run == 0 && wall > max_ms) {           // too slow to repeat (image2d on PoCL, say)
-      return {summarize({times.compute_ms}), summarize({wall}), has_kernel, true};
+    // Too slow to repeat (image2d on PoCL, say): the first run warms up, the second is timed.
+    if (run == 0 && wall > max_ms) {
+      single = true;
+      run = runs - 2;
+      continue;
     }
-    if (run < plan.warmup) continue;
+    if (run < plan.warmup && !single) continue;
     kernel_ms.push_back(times.compute_ms);
     total_ms.push_back(wall);
   }
-  return {summarize(kernel_ms), summarize(total_ms), has_kernel, false};
+  return {summarize(kernel_ms), summarize(total_ms), has_kernel, single};
 }
 
 /// The backend `name`, or nullptr (saying why) when it is not built or has no device. The

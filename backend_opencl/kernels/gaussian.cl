@@ -29,8 +29,8 @@ inline void copy_alpha(__global const uchar* src, __global uchar* dst, int x, in
 }
 
 // direct: the 25 products per pixel.
-__kernel void gaussian_direct(__global const uchar* src, __global uchar* dst, int width,
-                              int height, int border_kind, int border_value, int8 q) {
+__kernel void gaussian_direct(__global const uchar* src, __global uchar* dst, int width, int height,
+                              int border_kind, int border_value, int8 q) {
   const int x = get_global_id(0);
   const int y = get_global_id(1);
   if (x >= width || y >= height) return;
@@ -123,13 +123,14 @@ inline void row_sums(__global const uchar* src, const int* bx, int y, int width,
   const int by = border_index(y, height, border_kind);
   for (int c = 0; c < FCN; ++c) {
     int sum = 0;
-    for (int i = 0; i < TAPS; ++i) sum += w[i] * mapped_sample(src, bx[i], by, c, width, border_value);
+    for (int i = 0; i < TAPS; ++i)
+      sum += w[i] * mapped_sample(src, bx[i], by, c, width, border_value);
     sums[c] = sum;
   }
 }
 
-__kernel void gaussian_strip(__global const uchar* src, __global uchar* dst, int width,
-                             int height, int border_kind, int border_value, int8 q) {
+__kernel void gaussian_strip(__global const uchar* src, __global uchar* dst, int width, int height,
+                             int border_kind, int border_value, int8 q) {
   const int x = get_global_id(0);
   const int y0 = get_global_id(1) * STRIP;
   if (x >= width || y0 >= height) return;

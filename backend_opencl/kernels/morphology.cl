@@ -54,9 +54,8 @@ __kernel void morph_naive(__global const uchar* src, __global uchar* dst, int wi
 // contains the previous group's (the host sorts nested runs innermost first) only adds the
 // rows outside the previous run to the local minima instead of recomputing them.
 __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void morph_columns(
-    __global const uchar* src, __global uchar* dst, int width, int height,
-    __constant int4* groups, int group_count, __constant int* columns, int se_width,
-    int anchor_x, int anchor_y) {
+    __global const uchar* src, __global uchar* dst, int width, int height, __constant int4* groups,
+    int group_count, __constant int* columns, int se_width, int anchor_x, int anchor_y) {
   __local uchar column_acc[TILE_H * (TILE_W + MAX_SE_SIZE - 1) * FCN];
   const int tile_x0 = get_group_id(0) * TILE_W;
   const int tile_y0 = get_group_id(1) * TILE_H;
@@ -131,7 +130,8 @@ inline void vhgw_line(__global const uchar* in, __global uchar* out, int length,
   for (int a = a0 + 1; a < a0 + window; ++a) {  // prefixes of the next block
     const int enter = a + window - 1;
     if (enter >= 0 && enter < length) {
-      for (int c = 0; c < FCN; ++c) run[c] = COMBINE(run[c], in[line_start + (size_t)enter * step + c]);
+      for (int c = 0; c < FCN; ++c)
+        run[c] = COMBINE(run[c], in[line_start + (size_t)enter * step + c]);
     }
     const int x = a - offset;
     if (x >= 0 && x < length) {
@@ -168,7 +168,8 @@ __kernel void vhgw_columns(__global const uchar* src, __global uchar* tmp, __glo
     const int y = a - offset;
     if (y < 0 || y >= height) continue;
     const size_t at = sample_at(x, y, 0, width);
-    for (int c = 0; c < FCN; ++c) acc[at + c] = first ? tmp[at + c] : COMBINE(acc[at + c], tmp[at + c]);
+    for (int c = 0; c < FCN; ++c)
+      acc[at + c] = first ? tmp[at + c] : COMBINE(acc[at + c], tmp[at + c]);
 #if HAS_ALPHA
     acc[at + ALPHA] = alpha_src[at + ALPHA];
 #endif
@@ -199,9 +200,9 @@ inline uint4 read_pixel(read_only image2d_t img, int x, int y, int width) {
 #endif
 }
 
-__kernel void morph_image(read_only image2d_t src, write_only image2d_t dst, int width,
-                          int height, __constant int2* spans, int se_height, int anchor_x,
-                          int anchor_y, int clip) {
+__kernel void morph_image(read_only image2d_t src, write_only image2d_t dst, int width, int height,
+                          __constant int2* spans, int se_height, int anchor_x, int anchor_y,
+                          int clip) {
   const int x = get_global_id(0);
   const int y = get_global_id(1);
   if (x >= width || y >= height) return;

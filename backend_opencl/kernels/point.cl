@@ -70,10 +70,12 @@ __kernel void equalize_color(__global const uchar* src, __global uchar* dst, int
   const int r = src[at];
   const int b = src[at + 2];
   const int luma = convert_uchar_sat(luma_at(src, at));
-  const int cr = convert_uchar_sat(descale((r - luma) * CR_FROM_R_MINUS_Y + (CHROMA_OFFSET << YUV_SHIFT))) -
-                 CHROMA_OFFSET;
-  const int cb = convert_uchar_sat(descale((b - luma) * CB_FROM_B_MINUS_Y + (CHROMA_OFFSET << YUV_SHIFT))) -
-                 CHROMA_OFFSET;
+  const int cr =
+      convert_uchar_sat(descale((r - luma) * CR_FROM_R_MINUS_Y + (CHROMA_OFFSET << YUV_SHIFT))) -
+      CHROMA_OFFSET;
+  const int cb =
+      convert_uchar_sat(descale((b - luma) * CB_FROM_B_MINUS_Y + (CHROMA_OFFSET << YUV_SHIFT))) -
+      CHROMA_OFFSET;
   const int equalized = lut[luma];
   dst[at] = convert_uchar_sat(equalized + descale(cr * R_FROM_CR));
   dst[at + 1] = convert_uchar_sat(equalized + descale(cb * G_FROM_CB + cr * G_FROM_CR));

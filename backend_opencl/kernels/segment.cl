@@ -3,8 +3,8 @@
 // window's max - min < min_contrast (docs/FILTERS.md, segment). The window has at most 4095^2
 // pixels, so the sums of products fit in 64 bits. Two schedules of the same integers.
 //
-// workgroup (for GPUs): a work-group of SEG_GROUP items walks a run of `span` pixels of one row. It keeps the
-// window's histogram in local memory and slides it one column per pixel (atomics add the
+// workgroup (for GPUs): a work-group of SEG_GROUP items walks a run of `span` pixels of one row. It
+// keeps the window's histogram in local memory and slides it one column per pixel (atomics add the
 // entering column and drop the leaving one); per pixel, a scan turns it into prefix counts and
 // sums (each item owns BINS / SEG_GROUP consecutive bins), which give the window's min and max
 // and make each isodata round O(1), exactly as filter_math's isodata_threshold computes it.
@@ -16,22 +16,22 @@
 
 // The isodata threshold from prefix counts and sums of a non-empty histogram whose values lie
 // in [lo, hi] (t stays there: it starts at the mean and moves to midpoints of class means).
-#define ISODATA_FROM_PREFIX(NAME, SPACE)                                                  \
-  inline int NAME(SPACE const uint* count_upto, SPACE const ulong* sum_upto, int hi) {   \
-    const ulong n = count_upto[hi];                                                       \
-    const ulong s = sum_upto[hi];                                                         \
-    int t = (int)(s / n);                                                                 \
-    for (int round = 0; round < MAX_ROUNDS; ++round) {                                    \
-      const ulong w1 = count_upto[t];                                                     \
-      const ulong s1 = sum_upto[t];                                                       \
-      const ulong w2 = n - w1;                                                            \
-      const ulong s2 = s - s1;                                                            \
-      if (w1 == 0 || w2 == 0) break;                                                      \
-      const int next = (int)((s1 * w2 + s2 * w1) / (2 * w1 * w2));                        \
-      if (next == t) break;                                                               \
-      t = next;                                                                           \
-    }                                                                                     \
-    return t;                                                                             \
+#define ISODATA_FROM_PREFIX(NAME, SPACE)                                               \
+  inline int NAME(SPACE const uint* count_upto, SPACE const ulong* sum_upto, int hi) { \
+    const ulong n = count_upto[hi];                                                    \
+    const ulong s = sum_upto[hi];                                                      \
+    int t = (int)(s / n);                                                              \
+    for (int round = 0; round < MAX_ROUNDS; ++round) {                                 \
+      const ulong w1 = count_upto[t];                                                  \
+      const ulong s1 = sum_upto[t];                                                    \
+      const ulong w2 = n - w1;                                                         \
+      const ulong s2 = s - s1;                                                         \
+      if (w1 == 0 || w2 == 0) break;                                                   \
+      const int next = (int)((s1 * w2 + s2 * w1) / (2 * w1 * w2));                     \
+      if (next == t) break;                                                            \
+      t = next;                                                                        \
+    }                                                                                  \
+    return t;                                                                          \
   }
 ISODATA_FROM_PREFIX(isodata_local, __local)
 ISODATA_FROM_PREFIX(isodata_private, __private)

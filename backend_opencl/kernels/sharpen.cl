@@ -6,11 +6,10 @@ inline uchar sharpen_sample(__global const uchar* src, int x, int y, int c, int 
                             int border_kind, int border_value) {
   const int centre = src[sample_at(x, y, c, width)];
   if (HAS_ALPHA && c == ALPHA) return (uchar)centre;
-  const int around =
-      bordered_sample(src, x, y - 1, c, width, height, border_kind, border_value) +
-      bordered_sample(src, x, y + 1, c, width, height, border_kind, border_value) +
-      bordered_sample(src, x - 1, y, c, width, height, border_kind, border_value) +
-      bordered_sample(src, x + 1, y, c, width, height, border_kind, border_value);
+  const int around = bordered_sample(src, x, y - 1, c, width, height, border_kind, border_value) +
+                     bordered_sample(src, x, y + 1, c, width, height, border_kind, border_value) +
+                     bordered_sample(src, x - 1, y, c, width, height, border_kind, border_value) +
+                     bordered_sample(src, x + 1, y, c, width, height, border_kind, border_value);
   return convert_uchar_sat(SHARPEN_CENTRE * centre - around);
 }
 
@@ -62,8 +61,8 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void sharpen_l
     __global const uchar* src, __global uchar* dst, int width, int height, int border_kind,
     int border_value) {
   __local uchar tile[APRON_H * APRON_W * CN];
-  load_tile(tile, src, get_group_id(0) * TILE_W - 1, get_group_id(1) * TILE_H - 1, APRON_W,
-            APRON_H, width, height, border_kind, border_value);
+  load_tile(tile, src, get_group_id(0) * TILE_W - 1, get_group_id(1) * TILE_H - 1, APRON_W, APRON_H,
+            width, height, border_kind, border_value);
   const int x = get_global_id(0);
   const int y = get_global_id(1);
   if (x >= width || y >= height) return;

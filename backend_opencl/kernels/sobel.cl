@@ -25,8 +25,8 @@ inline uchar sobel_at(__global const uchar* gray, int x, int y, int width, int h
   int v[3][3];
   for (int j = 0; j < 3; ++j) {
     for (int i = 0; i < 3; ++i) {
-      v[j][i] = bordered_sample(gray, x + i - 1, y + j - 1, 0, width, height, border_kind,
-                                border_value);
+      v[j][i] =
+          bordered_sample(gray, x + i - 1, y + j - 1, 0, width, height, border_kind, border_value);
     }
   }
   const int gx = (v[0][2] + 2 * v[1][2] + v[2][2]) - (v[0][0] + 2 * v[1][0] + v[2][0]);
@@ -60,8 +60,8 @@ inline uchar16 sobel_values16(short16 gx, short16 gy, int mode) {
 // vload16: pixels x0..x0+15 of row y. Inside the image, nine unaligned vload16 give the 3x3
 // neighbourhoods of all 16; at an image edge and in the row's tail each pixel takes the
 // scalar path.
-__kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int width,
-                            int height, int border_kind, int border_value, int mode) {
+__kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int width, int height,
+                            int border_kind, int border_value, int mode) {
   const int x0 = get_global_id(0) * LANES;
   const int y = get_global_id(1);
   if (x0 >= width || y >= height) return;

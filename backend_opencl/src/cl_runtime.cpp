@@ -86,7 +86,7 @@ Runtime::Runtime(cl_device_id device)
   cl_device_type type = 0;
   check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr),
         "clGetDeviceInfo(CL_DEVICE_TYPE)");
-  cpu_device_ = (type & CL_DEVICE_TYPE_CPU) != 0;
+  cpu_schedules_ = (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 cl_kernel Runtime::kernel(std::string_view program, std::string_view kernel,

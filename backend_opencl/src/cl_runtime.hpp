@@ -58,8 +58,10 @@ class Runtime {
   [[nodiscard]] cl_command_queue queue() const { return queue_.get(); }
   [[nodiscard]] ProgramCache& programs() { return programs_; }
   [[nodiscard]] std::size_t compute_units() const { return compute_units_; }
-  /// Whether the device is a CPU (PoCL), where some ops prefer other schedules.
-  [[nodiscard]] bool cpu_device() const { return cpu_device_; }
+  /// Whether to run the schedules that suit a CPU (PoCL) rather than a GPU where an op has
+  /// both: true on a CPU device. Tests flip it to run the other kind's schedules too.
+  [[nodiscard]] bool cpu_schedules() const { return cpu_schedules_; }
+  void set_cpu_schedules(bool cpu) { cpu_schedules_ = cpu; }
   /// Serializes runs: the kernels' arguments and the timing are per runtime.
   [[nodiscard]] std::mutex& mutex() { return mutex_; }
 
@@ -120,7 +122,7 @@ class Runtime {
   std::vector<std::pair<Stage, Event>> events_;
   double build_ms_ = 0.0;
   std::size_t compute_units_ = 1;
-  bool cpu_device_ = false;
+  bool cpu_schedules_ = false;
   std::mutex mutex_;
 };
 

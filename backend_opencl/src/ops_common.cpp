@@ -32,7 +32,7 @@ void add_chunk_histogram(Runtime& rt, const Buffer& buffer, cl_uint count, cl_in
   const std::size_t bins_bytes = sizeof(cl_uint) * kHistogramBins;
   Buffer hist = rt.buffer(bins_bytes, "histogram");
   if (method == kHistogramTwoKernel) {
-    const bool cpu = rt.cpu_device();
+    const bool cpu = rt.cpu_schedules();
     const std::size_t group = cpu ? 1 : kSubHistogramGroup;
     const std::size_t subs =
         cpu ? rt.compute_units() * kCpuSubHistogramsPerUnit

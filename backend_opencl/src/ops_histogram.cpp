@@ -13,7 +13,7 @@ constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kSegmentProgram = "segment";
 /// The histogram schedule the ops built on histograms use: the histogram op's default.
 std::string_view internal_histogram(const Runtime& rt) {
-  return rt.cpu_device() ? kHistogramTwoKernel : kHistogramLocalAtomics;
+  return rt.cpu_schedules() ? kHistogramTwoKernel : kHistogramLocalAtomics;
 }
 /// segment_adaptive_workgroup: work-group size (it must divide the 256 bins) and the shortest run
 /// of pixels a group walks; a run is at least as long as the window, so that filling the first

@@ -139,7 +139,7 @@ OpOutput run_morphology_op(Runtime& rt, Op op, const ConstImageView& input, cons
   setup.spans = upload_spans(rt, setup.se);
   const std::vector<kernels::MorphOp> steps = morphology_steps(op, params.iterations);
   OpOutput output;
-  const std::string_view chosen = chosen_variant(variant, setup.se, rt.cpu_device());
+  const std::string_view chosen = chosen_variant(variant, setup.se, rt.cpu_schedules());
   output.image = chosen == kMorphImage2d ? run_morphology_images(rt, setup, steps, input)
                                          : run_buffers(rt, setup, steps, input, chosen);
   return output;

@@ -205,6 +205,52 @@ TEST_F(OpenClDeviceTest, MultiTileShapesMatchTheReference) {
   }
 }
 
+/// The schedules the other kind of device would run (GPU ones on PoCL, CPU ones on a GPU):
+/// grid-strided sub-histograms, the morphology default's other choices.
+TEST_F(OpenClDeviceTest, TheOtherDeviceKindsSchedulesMatchTheReference) {
+  DeviceList list;
+  const DeviceChoice choice = test_choice(list);
+  ASSERT_TRUE(choice.device);
+  Runtime& rt = Runtime::of(list.devices[*choice.device].id);
+  const bool own = rt.cpu_schedules();
+  struct Restore {
+    Runtime& rt;
+    bool cpu;
+    ~Restore() { rt.set_cpu_schedules(cpu); }
+  } restore{rt, own};
+  rt.set_cpu_schedules(!own);
+  const auto with_se = [](SeSpec se) {
+    OpParams p;
+    p.se = se;
+    return p;
+  };
+  OpParams per_channel;
+  per_channel.per_channel = true;
+  const std::vector<std::pair<Op, OpParams>> cases = {
+      {Op::histogram, {}},
+      {Op::histogram, per_channel},
+      {Op::equalize, {}},
+      {Op::otsu, {}},
+      {Op::erode, with_se({SeShape::rect, 9, 9})},
+      {Op::dilate, with_se({SeShape::ellipse, 5, 5})},
+      {Op::erode, with_se({SeShape::ellipse, 21, 15})}};
+  for (const int channels : {1, 3, 4}) {
+    const Image image = test::synthetic_image(131, 67, channels, 5);
+    for (const auto& [op, params] : cases) {
+      const OpOutput expected = reference::run(op, image, params);
+      for (const std::string& variant : backend_->variants(op)) {
+        OpParams with_variant = params;
+        with_variant.variant = variant;
+        const OpOutput actual = backend_->run(op, image.view(), with_variant);
+        EXPECT_TRUE(test::same_image(expected.image, actual.image))
+            << op_name(op) << " " << variant;
+        EXPECT_EQ(expected.histogram, actual.histogram) << op_name(op) << " " << variant;
+        EXPECT_EQ(expected.threshold, actual.threshold) << op_name(op) << " " << variant;
+      }
+    }
+  }
+}
+
 TEST(OpenClCli, NoMatchingDeviceExitsOneWithOneLine) {
   test::TempDir dir;
   save_image(test::synthetic_image(4, 3, 3, 1), dir / "in.png");
