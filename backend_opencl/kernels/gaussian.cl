@@ -156,3 +156,74 @@ __kernel void gaussian_strip(__global const uchar* src, __global uchar* dst, int
     copy_alpha(src, dst, x, y, width);
   }
 }
+
+// vector: 16 consecutive samples of a row per work item (the channels interleaved: a pixel's
+// neighbours are CN samples away), walking STRIP rows with the five row sums in int16
+// registers: five unaligned vload16 per row. A row outside the image is its mapped row, or
+// the constant row whose sum is 256 V. Samples near the left and right edges and the row's
+// tail take the 25-tap scalar path.
+#define VLANES 16
+
+inline int gaussian_sample(__global const uchar* src, int x, int y, int c, int width, int height,
+                           int border_kind, int border_value, const int* w) {
+  int sum = 0;
+  for (int j = 0; j < TAPS; ++j) {
+    const int by = border_index(y + j - RADIUS, height, border_kind);
+    for (int i = 0; i < TAPS; ++i) {
+      const int bx = border_index(x + i - RADIUS, width, border_kind);
+      sum += w[j] * w[i] * mapped_sample(src, bx, by, c, width, border_value);
+    }
+  }
+  return (sum + ROUNDING) >> GAUSSIAN_SHIFT;
+}
+
+inline int16 vector_row_sum(__global const uchar* src, int by, int s0, int row_samples,
+                            int border_value, const int* w) {
+  if (by < 0) return (int16)((w[0] + w[1] + w[2] + w[3] + w[4]) * border_value);
+  const __global uchar* p = src + (size_t)by * row_samples + s0;
+  return w[0] * convert_int16(vload16(0, p - 2 * CN)) + w[1] * convert_int16(vload16(0, p - CN)) +
+         w[2] * convert_int16(vload16(0, p)) + w[3] * convert_int16(vload16(0, p + CN)) +
+         w[4] * convert_int16(vload16(0, p + 2 * CN));
+}
+
+__kernel void gaussian_vector(__global const uchar* src, __global uchar* dst, int width, int height,
+                              int border_kind, int border_value, int8 q) {
+  const int s0 = get_global_id(0) * VLANES;
+  const int y0 = get_global_id(1) * STRIP;
+  const int row_samples = width * CN;
+  if (s0 >= row_samples || y0 >= height) return;
+  const int y_end = min(height, y0 + STRIP);
+  int w[TAPS];
+  weights_of(q, w);
+  if (s0 < RADIUS * CN || s0 + VLANES + RADIUS * CN > row_samples) {
+    for (int y = y0; y < y_end; ++y) {
+      for (int s = s0; s < min(s0 + VLANES, row_samples); ++s) {
+        const int c = s % CN;
+        const size_t at = (size_t)y * row_samples + s;
+        dst[at] = (HAS_ALPHA && c == ALPHA)
+                      ? src[at]
+                      : (uchar)gaussian_sample(src, s / CN, y, c, width, height, border_kind,
+                                               border_value, w);
+      }
+    }
+    return;
+  }
+  int16 sums[TAPS];  // rows y - 2 .. y + 2
+  for (int k = 1; k < TAPS; ++k) {
+    sums[k] = vector_row_sum(src, border_index(y0 - RADIUS + k - 1, height, border_kind), s0,
+                             row_samples, border_value, w);
+  }
+  for (int y = y0; y < y_end; ++y) {
+    for (int k = 0; k < TAPS - 1; ++k) sums[k] = sums[k + 1];
+    sums[TAPS - 1] = vector_row_sum(src, border_index(y + RADIUS, height, border_kind), s0,
+                                    row_samples, border_value, w);
+    const int16 sum =
+        w[0] * sums[0] + w[1] * sums[1] + w[2] * sums[2] + w[3] * sums[3] + w[4] * sums[4];
+    uchar16 out = convert_uchar16((sum + ROUNDING) >> GAUSSIAN_SHIFT);
+#if HAS_ALPHA  // s0 is a multiple of 16: lanes 3, 7, 11, 15 are alpha
+    const uchar16 centre = vload16(0, src + (size_t)y * row_samples + s0);
+    out = select(out, centre, (uchar16)(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255));
+#endif
+    vstore16(out, 0, dst + (size_t)y * row_samples + s0);
+  }
+}

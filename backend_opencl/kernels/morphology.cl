@@ -46,6 +46,57 @@ __kernel void morph_naive(__global const uchar* src, __global uchar* dst, int wi
   store_pixel(src, dst, x, y, width, acc);
 }
 
+// vector: the naive loop on 16 consecutive samples of a row at once, min/max of uchar16 read
+// with unaligned vload16 (the channels interleaved: a pixel's neighbours are CN samples away).
+// Samples whose footprint crosses the left or right edge, and the row's tail, take a
+// per-sample loop; rows outside the image are skipped for all lanes alike.
+#define VLANES 16
+
+inline uchar morph_sample(__global const uchar* src, int x, int y, int c, int width, int height,
+                          __constant int2* spans, int se_height, int anchor_x, int anchor_y) {
+  uchar acc = NEUTRAL;
+  for (int j = 0; j < se_height; ++j) {
+    const int sy = y + j - anchor_y;
+    if (sy < 0 || sy >= height) continue;
+    const int hi = min(width, x + spans[j].y - anchor_x);
+    for (int sx = max(0, x + spans[j].x - anchor_x); sx < hi; ++sx) {
+      acc = COMBINE(acc, src[sample_at(sx, sy, c, width)]);
+    }
+  }
+  return acc;
+}
+
+__kernel void morph_vector(__global const uchar* src, __global uchar* dst, int width, int height,
+                           __constant int2* spans, int se_width, int se_height, int anchor_x,
+                           int anchor_y) {
+  const int s0 = get_global_id(0) * VLANES;
+  const int y = get_global_id(1);
+  const int row_samples = width * CN;
+  if (s0 >= row_samples || y >= height) return;
+  const size_t row = (size_t)y * row_samples;
+  if (s0 < anchor_x * CN || s0 + VLANES + (se_width - 1 - anchor_x) * CN > row_samples) {
+    for (int s = s0; s < min(s0 + VLANES, row_samples); ++s) {
+      const int c = s % CN;
+      dst[row + s] = (HAS_ALPHA && c == ALPHA) ? src[row + s]
+                                               : morph_sample(src, s / CN, y, c, width, height,
+                                                              spans, se_height, anchor_x, anchor_y);
+    }
+    return;
+  }
+  uchar16 acc = (uchar16)(NEUTRAL);
+  for (int j = 0; j < se_height; ++j) {
+    const int sy = y + j - anchor_y;
+    if (sy < 0 || sy >= height) continue;
+    const __global uchar* line = src + (size_t)sy * row_samples + s0 - anchor_x * CN;
+    for (int i = spans[j].x; i < spans[j].y; ++i) acc = COMBINE(acc, vload16(0, line + i * CN));
+  }
+#if HAS_ALPHA  // s0 is a multiple of 16: lanes 3, 7, 11, 15 are alpha
+  acc = select(acc, vload16(0, src + row + s0),
+               (uchar16)(0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255));
+#endif
+  vstore16(acc, 0, dst + row + s0);
+}
+
 // columns: the element split into column groups, each a set of element columns whose set rows
 // are the same run [y0, y1). For each group, the work-group first computes in local memory
 // the min/max over that run of every image column its tile reads (TILE_W + element width - 1

@@ -19,6 +19,7 @@ inline constexpr std::string_view kGaussianDirect = "direct";
 inline constexpr std::string_view kGaussianLut = "lut";
 inline constexpr std::string_view kGaussianSeparable = "separable";
 inline constexpr std::string_view kGaussianStrip = "strip";
+inline constexpr std::string_view kGaussianVector = "vector";
 inline constexpr std::string_view kSobelScalar = "scalar";
 inline constexpr std::string_view kSobelVload16 = "vload16";
 inline constexpr std::string_view kSharpenNaive = "naive";
@@ -28,9 +29,10 @@ inline constexpr std::string_view kHistogramLocalAtomics = "local-atomics";
 inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
 inline constexpr std::string_view kSegmentPrivate = "private";
-/// Morphology's default: vhgw for large rects, else columns (naive for small elements on CPUs).
+/// Morphology's default: vhgw for large rects, else columns (vector for small elements on CPUs).
 inline constexpr std::string_view kMorphDefault = "default";
 inline constexpr std::string_view kMorphNaive = "naive";
+inline constexpr std::string_view kMorphVector = "vector";
 inline constexpr std::string_view kMorphImage2d = "image2d";
 inline constexpr std::string_view kMorphColumns = "columns";
 inline constexpr std::string_view kMorphVhgw = "vhgw";
@@ -40,8 +42,10 @@ inline constexpr std::string_view kMorphVhgw = "vhgw";
 
 /// The work-group shape of the 2-D kernels, and of the tiled ones (TILE_W x TILE_H).
 inline constexpr Range kTile{16, 16};
-/// Output rows per work item of the strip kernels.
+/// Output rows per work item of the strip kernels, and samples per work item of the 16-lane
+/// vector kernels.
 inline constexpr int kStripRows = 16;
+inline constexpr std::size_t kVectorLanes = 16;
 /// Work-group size of the 1-D kernels.
 inline constexpr std::size_t kGroup1d = 256;
 

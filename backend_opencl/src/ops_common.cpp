@@ -64,7 +64,8 @@ std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
   };
   switch (op) {
     case Op::gaussian:
-      return names({kGaussianSeparable, kGaussianStrip, kGaussianDirect, kGaussianLut});
+      return names(
+          {kGaussianSeparable, kGaussianVector, kGaussianStrip, kGaussianDirect, kGaussianLut});
     case Op::sobel:
       return names({kSobelVload16, kSobelScalar});
     case Op::sharpen:
@@ -79,7 +80,8 @@ std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
     case Op::dilate:
     case Op::open:
     case Op::close:
-      return names({kMorphDefault, kMorphColumns, kMorphNaive, kMorphImage2d, kMorphVhgw});
+      return names(
+          {kMorphDefault, kMorphColumns, kMorphVector, kMorphNaive, kMorphImage2d, kMorphVhgw});
     default:
       return names({kDefaultVariant});
   }

@@ -61,15 +61,19 @@ Image run_gaussian(Runtime& rt, const ConstImageView& input, const OpParams& par
     const Buffer class_buffer = rt.upload(classes.data(), sizeof(classes), "gaussian classes");
     rt.run(kGaussianProgram, "gaussian_lut", defines, in.pixels(), kTile, in.buffer, out, in.width,
            in.height, border_kind, border_value, lut_buffer, class_buffer);
-  } else if (variant == kGaussianStrip) {
-    const Range strips{in.pixels().x,
+  } else if (variant == kGaussianStrip || variant == kGaussianVector) {
+    const bool vector = variant == kGaussianVector;
+    const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels);
+    const Range strips{vector ? ceil_div(row_samples, kVectorLanes) : in.pixels().x,
                        ceil_div(in.pixels().y, static_cast<std::size_t>(kStripRows))};
-    rt.run(kGaussianProgram, "gaussian_strip", defines, strips, kTile, in.buffer, out, in.width,
-           in.height, border_kind, border_value, q);
-  } else {
+    rt.run(kGaussianProgram, vector ? "gaussian_vector" : "gaussian_strip", defines, strips, kTile,
+           in.buffer, out, in.width, in.height, border_kind, border_value, q);
+  } else if (variant == kGaussianSeparable || variant == kGaussianDirect) {
     const char* kernel = variant == kGaussianSeparable ? "gaussian_separable" : "gaussian_direct";
     rt.run(kGaussianProgram, kernel, defines, in.pixels(), kTile, in.buffer, out, in.width,
            in.height, border_kind, border_value, q);
+  } else {
+    throw std::logic_error("run_gaussian: unknown variant");
   }
   return download_image(rt, out, in.width, in.height, in.channels);
 }

@@ -14,11 +14,13 @@ namespace {
 
 static_assert(sizeof(int) == sizeof(cl_int), "element tables are uploaded as int");
 
+std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
+
 /// The default's choice. van Herk/Gil-Werman costs about 3 operations per sample and pass
 /// whatever the element, so it wins once a rect covers this many pixels; a CPU device runs the
-/// naive loop fastest for small elements, where a GPU's columns save it global reads.
+/// 16-lane loop fastest for small elements, where a GPU's columns save it global reads.
 constexpr int kVhgwMinRectArea = 49;
-constexpr int kNaiveMaxCpuSamples = 64;
+constexpr int kVectorMaxCpuSamples = 64;
 
 std::string_view chosen_variant(std::string_view variant, const StructuringElement& se,
                                 bool cpu_device) {
@@ -27,7 +29,7 @@ std::string_view chosen_variant(std::string_view variant, const StructuringEleme
   if (set == static_cast<std::ptrdiff_t>(se.mask.size()) && set >= kVhgwMinRectArea) {
     return kMorphVhgw;
   }
-  return cpu_device && set <= kNaiveMaxCpuSamples ? kMorphNaive : kMorphColumns;
+  return cpu_device && set <= kVectorMaxCpuSamples ? kMorphVector : kMorphColumns;
 }
 
 /// Runs the steps of one variant on device buffers; holds the variant's tables.
@@ -48,7 +50,7 @@ class BufferSteps {
       const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
       rows_pass_ = rt.buffer(bytes, "vhgw row pass");
       columns_pass_ = rt.buffer(bytes, "vhgw column pass");
-    } else if (variant != kMorphNaive) {
+    } else if (variant != kMorphNaive && variant != kMorphVector) {
       throw std::logic_error("BufferSteps: unknown morphology variant");
     }
   }
@@ -57,9 +59,14 @@ class BufferSteps {
     const MorphologySetup& s = setup_;
     const StructuringElement& se = s.se;
     const Defines defines = s.defines(step);
-    if (variant_ == kMorphNaive) {
-      rt_.run(kMorphologyProgram, "morph_naive", defines, s.pixels(), kTile, src, dst, s.width,
-              s.height, s.spans, se.width, se.height, se.anchor_x, se.anchor_y);
+    if (variant_ == kMorphNaive || variant_ == kMorphVector) {
+      const bool vector = variant_ == kMorphVector;
+      const Range items{
+          vector ? ceil_div(s.pixels().x * static_cast<std::size_t>(s.channels), kVectorLanes)
+                 : s.pixels().x,
+          s.pixels().y};
+      rt_.run(kMorphologyProgram, vector ? "morph_vector" : "morph_naive", defines, items, kTile,
+              src, dst, s.width, s.height, s.spans, se.width, se.height, se.anchor_x, se.anchor_y);
     } else if (variant_ == kMorphColumns) {
       rt_.run(kMorphologyProgram, "morph_columns", defines, s.pixels(), kColumnTile, src, dst,
               s.width, s.height, groups_, group_count_, columns_, se.width, se.anchor_x,
