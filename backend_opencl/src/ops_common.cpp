@@ -63,9 +63,11 @@ std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
     return std::vector<std::string>(list.begin(), list.end());
   };
   switch (op) {
-    case Op::gaussian:
-      return names(
-          {kGaussianSeparable, kGaussianVector, kGaussianStrip, kGaussianDirect, kGaussianLut});
+    case Op::gaussian:  // local-memory tiles suit a GPU; 16-lane rows suit a CPU's vector unit
+      return cpu_device ? names({kGaussianVector, kGaussianSeparable, kGaussianStrip,
+                                 kGaussianDirect, kGaussianLut})
+                        : names({kGaussianSeparable, kGaussianVector, kGaussianStrip,
+                                 kGaussianDirect, kGaussianLut});
     case Op::sobel:
       return names({kSobelVload16, kSobelScalar});
     case Op::sharpen:
