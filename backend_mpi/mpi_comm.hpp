@@ -73,7 +73,7 @@ void on_every_rank(const Comm& comm, Step&& step) {
 class LocalRows {
  public:
   LocalRows() = default;
-  /// An uninitialized buffer for `rows`.
+  /// A zeroed buffer for `rows`.
   LocalRows(const Geometry& geometry, RowRange rows);
   /// Rows `rows` of `full`, in place.
   static LocalRows borrowing(const ImageView& full, RowRange rows);

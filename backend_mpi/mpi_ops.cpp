@@ -20,6 +20,7 @@ namespace {
 using kernels::MorphOp;
 
 constexpr int kRgbaChannels = 4;
+constexpr double kMsPerSecond = 1000.0;
 
 /// How an op splits over the ranks: rank r computes output rows blocks[r] from input rows
 /// needs[r]. `out` is absent for histogram, which produces no image.
@@ -255,7 +256,7 @@ Geometry broadcast_geometry(const Comm& comm, const ConstImageView& input) {
   return {dims[0], dims[1], dims[2]};
 }
 
-double since_ms(double start) { return (MPI_Wtime() - start) * 1000.0; }
+double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
 
 }  // namespace
 
