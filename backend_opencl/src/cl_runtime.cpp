@@ -115,9 +115,17 @@ void Runtime::enqueue(cl_kernel kernel, std::string_view name, Range items, Rang
 }
 
 Buffer Runtime::buffer(std::size_t bytes, std::string_view what) {
-  return create_checked<cl_mem>(call_name("clCreateBuffer", what), [&](cl_int* error) {
+  for (PooledBuffer& pooled : pool_) {
+    if (!pooled.in_use && pooled.bytes == bytes) {
+      pooled.in_use = true;
+      return pooled.buffer;
+    }
+  }
+  Buffer created = create_checked<cl_mem>(call_name("clCreateBuffer", what), [&](cl_int* error) {
     return clCreateBuffer(context(), CL_MEM_READ_WRITE, bytes, nullptr, error);
   });
+  pool_.push_back({bytes, created, true});
+  return created;
 }
 
 Buffer Runtime::upload(const void* data, std::size_t bytes, std::string_view what) {
@@ -150,6 +158,10 @@ cl_event* Runtime::track(Stage stage) {
 void Runtime::begin_run() {
   events_.clear();
   build_ms_ = 0.0;
+  // Keep what the last run used (the next run of the same op and size needs the same
+  // buffers), release the rest; the last run ended with its queue finished.
+  std::erase_if(pool_, [](const PooledBuffer& pooled) { return !pooled.in_use; });
+  for (PooledBuffer& pooled : pool_) pooled.in_use = false;
 }
 
 void Runtime::end_run(StageTimes* times) {

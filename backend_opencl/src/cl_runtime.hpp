@@ -80,6 +80,9 @@ class Runtime {
     enqueue(k, name, items, local);
   }
 
+  /// A device buffer of `bytes` for this run: one the previous run used, when its size
+  /// matches, else a new one (allocation and first touch cost more than the kernels of a
+  /// small op).
   [[nodiscard]] Buffer buffer(std::size_t bytes, std::string_view what);
   /// A new buffer holding `bytes` of host data, written before it returns (timed as upload).
   [[nodiscard]] Buffer upload(const void* data, std::size_t bytes, std::string_view what);
@@ -120,6 +123,12 @@ class Runtime {
   ProgramCache programs_;
   std::map<std::string, Kernel> kernels_;  ///< by program, defines and kernel name
   std::vector<std::pair<Stage, Event>> events_;
+  struct PooledBuffer {
+    std::size_t bytes;
+    Buffer buffer;
+    bool in_use;
+  };
+  std::vector<PooledBuffer> pool_;
   double build_ms_ = 0.0;
   std::size_t compute_units_ = 1;
   bool cpu_schedules_ = false;
