@@ -6,14 +6,15 @@
 #   --build-dir DIR    build there (default: build-bench-opencl; an existing one is reused)
 #   --platform P       OpenCL platform, index or name (default: the backend's default)
 #   --device D         OpenCL device, index or name
-#   --cuda-compare     also build the CUDA backend and time it against OpenCL
+#   --cuda-compare     build the CUDA backend and time OpenCL against it (instead of OpenMP)
+#   --with-openmp      with --cuda-compare, time OpenMP too
 #   --width W --height H --channels C   the generated image (default 7680x4320 RGBA)
 #   --repeats N        timed runs per measurement (default 7)
 #   --out DIR          results: bench-opencl.md, .csv, cold-warm table (default bench-out/)
 #   --cmake-arg ARG    an extra CMake configure argument (repeatable)
 #
 # Part 1 runs parfilter-bench-opencl: every op with every OpenCL variant (kernel time from
-# profiling events and end-to-end time) next to OpenMP (wall time) and, with --cuda-compare,
+# profiling events and end-to-end time) next to OpenMP (wall time) or, with --cuda-compare,
 # CUDA (kernel time). Part 2 runs parfilter-opencl once per op with an empty program cache
 # (XDG_CACHE_HOME and NVIDIA's CUDA_CACHE_PATH both fresh) and once more with the cache it
 # left: the first-run cost of compiling the kernels against loading them.
@@ -25,6 +26,7 @@ out_dir="$root/bench-out"
 platform=""
 device=""
 cuda=false
+with_openmp=false
 width=7680
 height=4320
 channels=4
@@ -37,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --platform) platform="$2"; shift 2 ;;
     --device) device="$2"; shift 2 ;;
     --cuda-compare) cuda=true; shift ;;
+    --with-openmp) with_openmp=true; shift ;;
     --width) width="$2"; shift 2 ;;
     --height) height="$2"; shift 2 ;;
     --channels) channels="$2"; shift 2 ;;
@@ -44,7 +47,7 @@ while [[ $# -gt 0 ]]; do
     --out) out_dir="$2"; shift 2 ;;
     --cmake-arg) cmake_args+=("$2"); shift 2 ;;
     --) shift; bench_args=("$@"); break ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "bench-opencl.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -56,7 +59,8 @@ peers=(openmp)
 if $cuda; then
   configure+=(-DPARFILTER_WITH_CUDA=ON)
   targets+=(parfilter-cuda)
-  peers+=(cuda)
+  peers=(cuda)
+  $with_openmp && peers+=(openmp)
 fi
 # A new build dir gets a Release build without tests; an existing one (gpu-check's) keeps its
 # settings.
