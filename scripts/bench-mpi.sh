@@ -9,8 +9,10 @@
 #     at each rank count (the batch's own time, without mpirun's start-up), with efficiency.
 #
 #   scripts/bench-mpi.sh [--ranks "1 2 4 8 16"] [--threads T] [--repeats N] [--images N]
-#                        [--batch-op OP] [--width W --height H] [--out DIR]
+#                        [--batch-op OP] [--width W --height H] [--bind core|none] [--out DIR]
 #
+# --bind core (default) pins each rank to its cores when they fit; none leaves placement to
+# the OS (better on a machine others are using).
 # Writes DIR/bench-mpi.csv and DIR/bench-mpi.md (DIR: <build dir>/bench-mpi) and prints the
 # tables. Build dir: build-bench-mpi/ (or $BENCH_BUILD_DIR), a Release build of only what the
 # benchmark needs. Run as root, it sets Open MPI's run-as-root variables. Run it on a quiet
@@ -28,8 +30,9 @@ batch_op="gaussian"
 width=7680
 height=4320
 out_dir=""
+bind="core"
 
-usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ranks) ranks_list="$2"; shift 2 ;;
@@ -40,6 +43,7 @@ while [[ $# -gt 0 ]]; do
     --width) width="$2"; shift 2 ;;
     --height) height="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
+    --bind) bind="$2"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench-mpi.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -68,6 +72,8 @@ mpirun_n() {
   local flags=(-q -n "$ranks")
   if ((ranks * threads > cores)); then
     flags+=(--oversubscribe --bind-to none)
+  elif [[ "$bind" == none ]]; then
+    flags+=(--bind-to none)
   elif ((threads > 1)); then
     flags+=(--map-by "slot:PE=$threads" --bind-to core)
   else
