@@ -1,9 +1,9 @@
 // A batch over the ranks: the root hands out whole images one at a time, largest file
 // first, to whichever rank asks next, so that uneven sizes balance. Every rank (the root too,
 // on its main thread, while a second thread answers the others) loads, computes and saves
-// its images on its own; a job's failure, report lines and progress travel to the root,
-// which alone prints. A failure outside any job (the protocol itself) aborts the MPI job:
-// the other ranks would otherwise wait forever.
+// its images on its own; a job's failure and report lines travel to the root, which alone
+// prints them, with a progress line per finished image and a summary. A failure outside any
+// job (the protocol itself) aborts the MPI job: the other ranks would otherwise wait forever.
 #include <mpi.h>
 
 #include <algorithm>
@@ -135,11 +135,13 @@ class JobQueue {
   std::atomic<std::size_t> next_{0};
 };
 
-/// The root's record of finished jobs; prints each as it arrives, under one lock.
+/// The root's record of finished jobs. Each prints as it arrives, under one lock: its failure
+/// or report lines, then a progress line "[done/total] <input> (rank r)" (always, not only on
+/// a terminal: under mpirun no rank's stderr is one).
 class Tally {
  public:
   explicit Tally(const JobRunner& runner) : runner_(runner) {}
-  void record(const JobResult& result) {
+  void record(const JobResult& result, int rank) {
     const std::scoped_lock lock(mutex_);
     ++done_;
     if (result.exit_code != kExitSuccess) {
@@ -149,7 +151,9 @@ class Tally {
     runner_.print(result.lines);
     exit_code_ = worst_exit_code(exit_code_, result.exit_code);
     const auto& jobs = runner_.jobs();
-    runner_.progress(done_ - 1, jobs.size(), jobs[static_cast<std::size_t>(result.job)].input);
+    runner_.info("[" + std::to_string(done_) + "/" + std::to_string(jobs.size()) + "] " +
+                 jobs[static_cast<std::size_t>(result.job)].input.string() + " (rank " +
+                 std::to_string(rank) + ")");
   }
   [[nodiscard]] std::size_t failed() const { return failed_; }
   [[nodiscard]] int exit_code() const { return exit_code_; }
@@ -179,7 +183,7 @@ void serve_workers(MPI_Comm comm, int workers, JobQueue& queue, Tally& tally) {
     MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kResultTag, comm,
              MPI_STATUS_IGNORE);
     const JobResult result = unpack(buffer);
-    if (result.job != kNoMoreJobs) tally.record(result);
+    if (result.job != kNoMoreJobs) tally.record(result, status.MPI_SOURCE);
     int next = queue.next();
     if (next == kNoMoreJobs) --active;
     MPI_Send(&next, 1, MPI_INT, status.MPI_SOURCE, kAssignTag, comm);
@@ -278,18 +282,17 @@ int run_batch(const JobRunner& runner) {
         std::thread dispatcher(
             [&] { or_abort([&] { serve_workers(comm, workers, queue, tally); }); });
         for (int job = queue.next(); job != kNoMoreJobs; job = queue.next()) {
-          tally.record(run_job(runner, *backend, job));
+          tally.record(run_job(runner, *backend, job), world.root);
         }
         dispatcher.join();
       } else if (workers > 0) {
         serve_workers(comm, workers, queue, tally);
       } else {
         for (int job = queue.next(); job != kNoMoreJobs; job = queue.next()) {
-          tally.record(run_job(runner, *backend, job));
+          tally.record(run_job(runner, *backend, job), world.root);
         }
       }
     });
-    runner.clear_progress();
     runner.info(summary(runner.jobs().size(), world.size, elapsed_ms(start), tally.failed()));
     exit_code = tally.exit_code();
   } else {

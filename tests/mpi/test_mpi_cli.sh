@@ -110,6 +110,7 @@ expect_rc 2 "batch with a corrupt image"
 [[ $(grep -c '^parfilter-mpi: ' "$work/stderr") -eq 1 ]] || fail "batch: not one error line: $(cat "$work/stderr")"
 grep -q "^parfilter-mpi: .*corrupt.png" "$work/stderr" || fail "batch: the error does not name corrupt.png"
 grep -q "^batch: 6 image(s) on 4 rank(s) .*: 5 written, 1 failed" "$work/stderr" || fail "batch: no summary"
+[[ $(grep -c '^\[[1-6]/6\] .* (rank [0-3])$' "$work/stderr") -eq 6 ]] || fail "batch: not 6 progress lines"
 [[ ! -e "$work/batch/corrupt.png" ]] || fail "batch: corrupt.png has an output"
 for name in astronaut camera coins horse text; do
   "$serial_exe" erode --se rect:5x5 "$data/$name.png" "$work/serial.png"
