@@ -39,6 +39,7 @@ for target in "${targets[@]}"; do
   esac
 done
 
+"$root/scripts/install-deps.sh" build fuzz
 clang="$(command -v clang++-14 || command -v clang++ || true)"
 if [[ -z "$clang" ]]; then
   echo "fuzz.sh: needs clang++ with libFuzzer (Debian: clang-14 libclang-rt-14-dev)" >&2

@@ -98,6 +98,13 @@ TEST(HostileJpeg, UndefinedHuffmanTable) {
   expect_refused(no_dht, "no DHT segment defines");
 }
 
+TEST(HostileJpeg, HuffmanTableCutByTheEndOfTheFile) {
+  // stb reads zeros past the end: these counts alone sum to over 256 codes (fuzzing found it).
+  const Bytes jpeg{0xff, 0xd8, 0xff, 0xc4, 0xff, 0xda, 0x00, 0x08, 0x01,
+                   0x01, 0x00, 0x01, 0x3f, 0x21, 0x08, 0x14, 0x5a};
+  expect_refused(jpeg, "ends inside a Huffman table segment");
+}
+
 TEST(HostileJpeg, ComponentNoScanCodes) {
   // Two components with id 1: stb decodes the first, the second would stay uninitialized.
   Bytes jpeg = small_jpeg();

@@ -215,6 +215,10 @@ inline std::optional<std::string> check_scan(std::span<const std::uint8_t> bytes
     if (is_restart(marker) || marker == kTemporary || marker == 0) continue;
     if (at + 2 > bytes.size()) return truncated;
     const std::size_t end = at + be16(bytes, at);
+    // stb reads zeros past the end: its Huffman tables would still overflow, even in the probe.
+    if (end > bytes.size() && marker == kHuffmanTables) {
+      return corrupt("truncated file: the JPEG ends inside a Huffman table segment");
+    }
     if (end > bytes.size()) return truncated;
     if (is_frame_header(marker) && !frame) frame = parse_frame(bytes, marker, at, end);
     if (marker == kQuantizationTables) read_quantization_tables(bytes, at, end, tables);
