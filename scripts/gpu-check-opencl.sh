@@ -10,22 +10,26 @@
 # Everything lands in one file, $OUT/opencl.log (or ./gpu-check-logs/opencl.log); the last
 # lines summarize the steps and the exit code is non-zero when any step failed.
 #
-#   scripts/gpu-check-opencl.sh [--bench] [--no-build] [--build-dir DIR]
+#   scripts/gpu-check-opencl.sh [--bench] [--no-suites] [--no-build] [--build-dir DIR]
 #
-# BUILD_DIR (default build-gpu) is shared with gpu-check.sh: a build it made is reused.
+# BUILD_DIR (default build-gpu) is shared with gpu-check.sh: a build it made is reused. Within
+# one 10-minute call: the build and the suites take about 5 minutes; --bench --no-suites in a
+# second call, made while the machine is still warm, runs the benchmark alone.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${OUT:-$root/gpu-check-logs}"
 build="${BUILD_DIR:-$root/build-gpu}"
 bench=0
+suites=1
 do_build=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --bench) bench=1; shift ;;
+    --no-suites) suites=0; shift ;;
     --no-build) do_build=0; shift ;;
     --build-dir) build="$2"; shift 2 ;;
-    *) echo "usage: $0 [--bench] [--no-build] [--build-dir DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--bench] [--no-suites] [--no-build] [--build-dir DIR]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -77,7 +81,9 @@ step "OpenCL platforms and devices" bash -c \
   "clinfo -l; ${build@Q}/backend_opencl/parfilter-opencl --list-devices"
 
 # 4. The suites on each platform; a fresh cache each, so that every program is compiled there.
-for platform in NVIDIA pocl; do
+platforms=(NVIDIA pocl)
+[[ $suites -eq 1 ]] || platforms=()
+for platform in "${platforms[@]}"; do
   cache="$(mktemp -d)"
   # A platform that is missing would only make the suites skip: say so as a failure.
   step "OpenCL platform $platform present" env PARFILTER_OPENCL_DEVICE="$platform:" \
