@@ -10,7 +10,7 @@
 #   --with-openmp      with --cuda-compare, time OpenMP too
 #   --width W --height H --channels C   the generated image (default 7680x4320 RGBA)
 #   --repeats N        timed runs per measurement (default 7)
-#   --out DIR          results: bench-opencl.md, .csv, cold-warm table (default bench-out/)
+#   --out DIR          results: bench-opencl.md, .csv, cold-warm table (default: the build dir)
 #   --cmake-arg ARG    an extra CMake configure argument (repeatable)
 #
 # Part 1 runs parfilter-bench-opencl: every op with every OpenCL variant (kernel time from
@@ -22,7 +22,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$root/build-bench-opencl"
-out_dir="$root/bench-out"
+out_dir=""
 platform=""
 device=""
 cuda=false
@@ -52,6 +52,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
+out_dir="${out_dir:-$build_dir}"
 configure=(-S "$root" -B "$build_dir" -DPARFILTER_WITH_OPENCL=ON -DPARFILTER_WITH_OPENMP=ON
            -DPARFILTER_BUILD_BENCH=ON)
 targets=(parfilter-bench-opencl parfilter-opencl)
