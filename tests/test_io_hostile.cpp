@@ -4,10 +4,11 @@
 // docs/HARDENING.md) are refused before stb decodes them.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parfilter/error.hpp"
@@ -183,31 +184,72 @@ TEST(HostileAnyFormat, DataShorterThanTheHeaderClaimsIsRefused) {
   expect_refused(rle_tga, "truncated file");
 }
 
-// An RLE stream that ends early leaves the remaining pixels at palette entry 0 (README).
-TEST(HostileAnyFormat, ShortRleBmpIsPaddedWithPaletteEntryZero) {
+/// An 8-bit RLE BMP, bottom-up, with a palette of (red, green, blue) entries.
+Bytes rle8_bmp(std::int32_t width, std::int32_t height,
+               const std::vector<std::array<int, 3>>& palette, const Bytes& stream) {
   constexpr std::uint32_t kHeaders = 14 + 40;
-  constexpr std::uint32_t kPaletteBytes = 2 * 4;
+  constexpr std::uint32_t kInfoHeaderSize = 40;
+  constexpr std::uint32_t kEntryBytes = 4;
+  constexpr std::uint32_t kRle8 = 1;
+  const auto palette_bytes = static_cast<std::uint32_t>(palette.size()) * kEntryBytes;
   Bytes bmp{'B', 'M'};
-  const Bytes stream{2, 1, 0, 1};  // two pixels of index 1, end of bitmap
-  put_le32(bmp, kHeaders + kPaletteBytes + static_cast<std::uint32_t>(stream.size()));
+  put_le32(bmp, kHeaders + palette_bytes + static_cast<std::uint32_t>(stream.size()));
   put_le32(bmp, 0);
-  put_le32(bmp, kHeaders + kPaletteBytes);
-  put_le32(bmp, 40);
-  put_le32(bmp, 3);  // 3 x 2, bottom-up
-  put_le32(bmp, 2);
+  put_le32(bmp, kHeaders + palette_bytes);
+  put_le32(bmp, kInfoHeaderSize);
+  put_le32(bmp, static_cast<std::uint32_t>(width));
+  put_le32(bmp, static_cast<std::uint32_t>(height));
   put_le16(bmp, 1);
   put_le16(bmp, 8);
-  put_le32(bmp, 1);                              // BI_RLE8
+  put_le32(bmp, kRle8);
   for (int i = 0; i < 3; ++i) put_le32(bmp, 0);  // image size, resolution
-  put_le32(bmp, 2);                              // colours used
+  put_le32(bmp, static_cast<std::uint32_t>(palette.size()));
   put_le32(bmp, 0);
-  bmp.insert(bmp.end(), {10, 20, 30, 0, 200, 150, 100, 0});  // BGRA entries 0 and 1
+  for (const auto& [red, green, blue] : palette) {
+    bmp.insert(bmp.end(), {static_cast<std::uint8_t>(blue), static_cast<std::uint8_t>(green),
+                           static_cast<std::uint8_t>(red), 0});
+  }
   bmp.insert(bmp.end(), stream.begin(), stream.end());
-  const Image image = load_image_from_memory(bmp, "rle");
+  return bmp;
+}
+
+// An RLE stream that ends early leaves the remaining pixels at palette entry 0 (README).
+TEST(HostileAnyFormat, ShortRleBmpIsPaddedWithPaletteEntryZero) {
+  const Bytes stream{2, 1, 0, 1};  // two pixels of index 1, end of bitmap
+  const Image image =
+      load_image_from_memory(rle8_bmp(3, 2, {{30, 20, 10}, {100, 150, 200}}, stream), "rle");
   const Image expected = test::make_image(3, 2, 3,
                                           {30, 20, 10, 30, 20, 10, 30, 20, 10,  //
                                            100, 150, 200, 100, 150, 200, 30, 20, 10});
   EXPECT_TRUE(test::same_image(expected, image));
+}
+
+// RLE is the one format where a few bytes may stand for an image of any size up to the limit
+// (end of bitmap at once). It is decoded straight into the image: no other buffer, one pass.
+// Fuzzing found a 29 kB file of 127 x 2162624 taking over 10 s through an index buffer.
+TEST(HostileAnyFormat, TinyRleBmpOfABigImageDecodesInOnePass) {
+  constexpr int kSide = 4096;
+  const auto start = Clock::now();
+  const Image image = load_image_from_memory(rle8_bmp(kSide, kSide, {{7, 8, 9}}, {0, 1}), "big");
+  EXPECT_LT(Clock::now() - start, kFastRefusal);
+  ASSERT_EQ(image.width(), kSide);
+  EXPECT_EQ(image.at(kSide - 1, kSide - 1, 2), 9);
+  EXPECT_EQ(image.at(0, 0, 0), 7);
+  expect_refused(rle8_bmp(kSide, kSide, {{7, 8, 9}}, {0, 1}), "over the limit",
+                 LoadOptions{kSmallLimit});
+}
+
+// Every committed fuzzing finding is refused, with its own cause (docs/HARDENING.md).
+TEST(FuzzFindings, EachIsRefusedWithItsCause) {
+  const std::vector<std::pair<std::string, std::string>> findings{
+      {"jpeg_undefined_quantization_table.jpg", "no DQT segment defines"},
+      {"jpeg_huffman_table_cut_by_end_of_file.jpg", "ends inside a Huffman table segment"},
+      {"jpeg_progressive_scan_before_dc_scan.jpg", "comes before its first DC scan"},
+  };
+  for (const auto& [file, cause] : findings) {
+    SCOPED_TRACE(file);
+    expect_refused(read_bytes(fs::path(PARFILTER_REGRESSIONS_DIR) / "load_image" / file), cause);
+  }
 }
 
 }  // namespace

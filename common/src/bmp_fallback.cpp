@@ -283,17 +283,33 @@ BmpColor palette_color(const BmpLayout& layout, unsigned index) {
   return index < layout.palette.size() ? layout.palette[index] : BmpColor{};
 }
 
-// RLE8 / RLE4 into a bottom-up index buffer (row 0 = bottom). Runs past the right edge are
-// clipped; a stream that ends without an end-of-bitmap code keeps what it wrote.
+// Sets every pixel to palette entry 0, the colour of the pixels an RLE stream never writes.
+// The image starts zero-filled, so black needs no pass.
+void fill_with_first_palette_entry(Image& image, const BmpLayout& layout) {
+  const BmpColor color = palette_color(layout, 0);
+  if (color.red == 0 && color.green == 0 && color.blue == 0) return;
+  for (int x = 0; x < image.width(); ++x) put_pixel(image, x, 0, color, kOpaque);
+  const auto row_bytes = static_cast<std::size_t>(image.stride());
+  for (int y = 1; y < image.height(); ++y) std::copy_n(image.row(0), row_bytes, image.row(y));
+}
+
+// RLE8 / RLE4 (stored bottom-up: stream row 0 is the image's last row) straight into the
+// image, whose unwritten pixels keep palette entry 0. Runs past the right edge are clipped; a
+// stream that ends without an end-of-bitmap code keeps what it wrote. Nothing else is
+// allocated: a few bytes of stream may legitimately stand for an image up to the size limit.
 std::optional<std::string> decode_rle(const LittleEndianBytes& in, const BmpLayout& layout,
-                                      std::vector<std::uint8_t>& indices) {
+                                      Image& image) {
   const bool four_bit = layout.compression == BmpCompression::rle4;
   const std::int64_t width = layout.width;
   const std::int64_t height = layout.height;
   std::int64_t x = 0;
   std::int64_t y = 0;
+  fill_with_first_palette_entry(image, layout);
   auto put = [&](std::uint8_t index) {
-    if (x < width && y < height) indices[static_cast<std::size_t>(y * width + x)] = index;
+    if (x < width && y < height) {
+      put_pixel(image, static_cast<int>(x), static_cast<int>(height - 1 - y),
+                palette_color(layout, index), kOpaque);
+    }
     ++x;
   };
   std::uint64_t at = layout.pixel_offset;
@@ -376,15 +392,7 @@ std::variant<Image, std::string> decode_bmp(std::span<const std::uint8_t> bytes,
   };
   const int bits = layout.bits_per_pixel;
   if (layout.run_length_encoded()) {
-    std::vector<std::uint8_t> indices(
-        static_cast<std::size_t>(layout.width) * static_cast<std::size_t>(layout.height), 0);
-    if (auto error = decode_rle(in, layout, indices)) return *error;
-    for (int stored = 0; stored < layout.height; ++stored) {
-      const std::uint8_t* row = indices.data() + static_cast<std::size_t>(stored) * layout.width;
-      for (int x = 0; x < layout.width; ++x) {
-        put_pixel(image, x, image_row(stored), palette_color(layout, row[x]), kOpaque);
-      }
-    }
+    if (auto error = decode_rle(in, layout, image)) return *error;
     return image;
   }
   const std::uint64_t stride = row_stride(layout);

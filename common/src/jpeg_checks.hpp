@@ -153,7 +153,9 @@ inline std::optional<std::string> read_huffman_tables(std::span<const std::uint8
 
 /// Checks that a scan header (SOS from `at` to `end`) uses only defined tables, as stb reads
 /// them: baseline scans both Huffman tables, progressive first DC scans the DC table, AC scans
-/// the AC table; every scanned component its quantization table. Marks the components coded.
+/// the AC table; every scanned component its quantization table. A progressive component's
+/// first DC scan must come before its other scans (as the standard requires). Marks the
+/// components coded.
 inline std::optional<std::string> check_scan(std::span<const std::uint8_t> bytes, std::size_t at,
                                              std::size_t end, const Tables& tables, Frame& frame) {
   constexpr std::size_t kScanComponentBytes = 2;  // id, tables (DC << 4 | AC)
@@ -181,7 +183,14 @@ inline std::optional<std::string> check_scan(std::span<const std::uint8_t> bytes
     if (!tables.quantization[component->quantization_table]) {
       return "corrupt JPEG: a scan uses a quantization table that no DQT segment defines";
     }
-    if (!frame.progressive || (dc_scan && first_pass)) component->coded = true;
+    // stb's first DC scan zeroes each block; any earlier progressive scan would refine or
+    // fill coefficients of uninitialized blocks.
+    const bool first_dc_scan = dc_scan && first_pass;
+    if (frame.progressive && !first_dc_scan && !component->coded) {
+      return "corrupt JPEG: a progressive scan of component " + std::to_string(component->id) +
+             " comes before its first DC scan";
+    }
+    if (!frame.progressive || first_dc_scan) component->coded = true;
   }
   return std::nullopt;
 }
