@@ -213,6 +213,30 @@ Bytes rle8_bmp(std::int32_t width, std::int32_t height,
   return bmp;
 }
 
+// A file larger than any image within the limit could be is refused before it is read (sparse
+// files: nothing is written to disk).
+TEST(HostileAnyFormat, GiantFileIsRefusedUnread) {
+  constexpr std::uintmax_t kFiveGiB = std::uintmax_t{5} << 30;
+  constexpr std::uintmax_t kHundredMiB = std::uintmax_t{100} << 20;
+  test::TempDir dir;
+  const fs::path path = dir / "giant.bmp";
+  write_bytes(path, make_bmp(1, 1, {1, 2, 3, 0}));
+  for (const auto& [size, limit] : {std::pair{kFiveGiB, kDefaultMaxImageBytes},
+                                    std::pair{kHundredMiB, std::uint64_t{kSmallLimit}}}) {
+    fs::resize_file(path, size);
+    const auto start = Clock::now();
+    try {
+      (void)load_image(path, LoadOptions{limit});
+      ADD_FAILURE() << "loaded";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("is larger than any image within the limit"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_LT(Clock::now() - start, kFastRefusal);
+  }
+}
+
 // An RLE stream that ends early leaves the remaining pixels at palette entry 0 (README).
 TEST(HostileAnyFormat, ShortRleBmpIsPaddedWithPaletteEntryZero) {
   const Bytes stream{2, 1, 0, 1};  // two pixels of index 1, end of bitmap

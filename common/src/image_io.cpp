@@ -251,7 +251,26 @@ Image load_probed_by_stb(std::span<const std::uint8_t> bytes, const std::string&
   return decode_with_stb(bytes, name, container, width, height, channels);
 }
 
-std::vector<std::uint8_t> read_whole_file(const std::filesystem::path& path) {
+// The largest file an image within the limit can come in: 16-bit samples double the bytes
+// (PNM, a stored PNG), and headers, palettes and metadata (ICC profiles, text) add some. A
+// larger file is refused before it is read: it could only exhaust memory.
+constexpr std::uint64_t kMetadataAllowance = std::uint64_t{64} << 20;
+
+void check_file_size(const std::string& name, std::uint64_t size, std::uint64_t max_image_bytes) {
+  std::uint64_t largest = 0;
+  if (__builtin_mul_overflow(max_image_bytes, 2, &largest) ||
+      __builtin_add_overflow(largest, kMetadataAllowance, &largest)) {
+    return;  // no file is that large
+  }
+  if (size > largest) {
+    fail(name, "file of " + std::to_string(size) +
+                   " bytes is larger than any image within the limit of " +
+                   std::to_string(max_image_bytes) + " bytes could be (--max-image-bytes)");
+  }
+}
+
+std::vector<std::uint8_t> read_whole_file(const std::filesystem::path& path,
+                                          std::uint64_t max_image_bytes) {
   const std::string name = path.string();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(name, "cannot open: " + system_error_text(errno));
@@ -263,6 +282,7 @@ std::vector<std::uint8_t> read_whole_file(const std::filesystem::path& path) {
   if (::fstat(fd, &info) != 0) fail(name, "cannot stat: " + system_error_text(errno));
   if (S_ISDIR(info.st_mode)) fail(name, "is a directory, not an image file");
   if (!S_ISREG(info.st_mode)) fail(name, "not a regular file");
+  check_file_size(name, static_cast<std::uint64_t>(info.st_size), max_image_bytes);
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(info.st_size));
   std::size_t done = 0;
   while (done < bytes.size()) {
@@ -279,13 +299,14 @@ std::vector<std::uint8_t> read_whole_file(const std::filesystem::path& path) {
 }  // namespace
 
 Image load_image(const std::filesystem::path& path, const LoadOptions& options) {
-  const auto bytes = read_whole_file(path);
+  const auto bytes = read_whole_file(path, options.max_bytes);
   return load_image_from_memory(bytes, path.string(), options);
 }
 
 Image load_image_from_memory(std::span<const std::uint8_t> bytes, const std::string& name,
                              const LoadOptions& options) {
   if (bytes.empty()) fail(name, "empty file");
+  check_file_size(name, bytes.size(), options.max_bytes);
   const Container container = detect_container(bytes, name);
   switch (container) {
     case Container::bmp:

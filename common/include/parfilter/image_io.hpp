@@ -22,6 +22,7 @@ struct LoadOptions {
 /// Loads BMP, PNG, JPEG, TGA or PNM. 16-bit samples are reduced to 8; palettes are expanded;
 /// gray+alpha becomes RGBA. Throws InputError("<path>: <cause>") for an unreadable path, a
 /// truncated or corrupt file, an unknown format, a zero dimension or a buffer over the limit.
+/// A file larger than twice the limit plus 64 MiB (room for metadata) is refused unread.
 [[nodiscard]] Image load_image(const std::filesystem::path& path, const LoadOptions& options = {});
 
 /// The same from memory; `name` is used in error messages.
