@@ -16,9 +16,10 @@ static_assert(sizeof(int) == sizeof(cl_int), "element tables are uploaded as int
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
-/// The default's choice. van Herk/Gil-Werman costs about 3 operations per sample and pass
-/// whatever the element, so it wins once a rect covers this many pixels; a CPU device runs the
-/// 16-lane loop fastest for small elements, where a GPU's columns save it global reads.
+/// The default's choice. On a CPU device van Herk/Gil-Werman (about 3 operations per sample
+/// and pass whatever the element) wins once a rect covers this many pixels, and the 16-lane loop
+/// is fastest for small elements. On a GPU the columns kernel won at every size measured (H200,
+/// 7680x4320 RGBA: rect 31x31 1.8 ms against 4.0 for vHGW; rect 3x3 0.36 ms).
 constexpr int kVhgwMinRectArea = 49;
 constexpr int kVectorMaxCpuSamples = 64;
 
@@ -26,7 +27,7 @@ std::string_view chosen_variant(std::string_view variant, const StructuringEleme
                                 bool cpu_device) {
   if (variant != kMorphDefault) return variant;
   const auto set = std::count(se.mask.begin(), se.mask.end(), std::uint8_t{1});
-  if (set == static_cast<std::ptrdiff_t>(se.mask.size()) && set >= kVhgwMinRectArea) {
+  if (cpu_device && set == static_cast<std::ptrdiff_t>(se.mask.size()) && set >= kVhgwMinRectArea) {
     return kMorphVhgw;
   }
   return cpu_device && set <= kVectorMaxCpuSamples ? kMorphVector : kMorphColumns;
