@@ -40,7 +40,7 @@ struct Args {
   int height = kDefaultHeight;
   std::string input;  ///< an image file instead of the generated one
   std::vector<int> threads;
-  TimingPlan plan;
+  TimingPlan plan{.warmup = 2, .repeats = 7, .budget_ms = 3000.0, .min_repeats = 3};
   int settle_ms = 20;
   std::string csv = "bench-cpu.csv";
   std::vector<std::string> only;
@@ -173,6 +173,7 @@ class Bench {
     bench_memcpy(report, threaded);
     for (const BenchCase& bench_case : bench_cases(*serial, args_.all_variants)) {
       if (!selected(args_, bench_case.label)) continue;
+      const BackgroundLoad background;
       const auto run_on = [&](Backend& backend) {
         return [&] { (void)backend.run(bench_case.op, input_.view(), bench_case.params); };
       };
@@ -189,6 +190,7 @@ class Bench {
           report.add(bench_case.label, "opencv", t, measure(opencv.run));
         }
       }
+      report.note_background(bench_case.label, background.cores());
     }
   }
 
@@ -204,6 +206,7 @@ class Bench {
   void bench_memcpy(Report& report, const std::vector<ThreadedBackends>& threaded) {
     if (!selected(args_, std::string(kMemcpy))) return;
     Image copy(input_.width(), input_.height(), input_.channels());
+    const BackgroundLoad background;
     report.add(std::string(kMemcpy), "serial", 1,
                measure([&] { std::memcpy(copy.data(), input_.data(), input_.size_bytes()); }));
     for (const int t : args_.threads) {
@@ -215,6 +218,7 @@ class Bench {
         }
       }
     }
+    report.note_background(std::string(kMemcpy), background.cores());
   }
 
   Args args_;
@@ -247,6 +251,9 @@ int run_bench(int argc, char** argv) {
   app.add_option("--warmup", args.plan.warmup, "untimed runs first")->capture_default_str();
   app.add_option("--repeats", args.plan.repeats, "timed runs (median reported)")
       ->capture_default_str();
+  app.add_option("--budget-ms", args.plan.budget_ms,
+                 "fewer repeats (at least 3) for an op slower than this over all repeats")
+      ->capture_default_str();
   app.add_option("--settle-ms", args.settle_ms, "idle time after each measurement")
       ->capture_default_str();
   app.add_option("--csv", args.csv, "CSV output file")->capture_default_str();
@@ -262,7 +269,9 @@ int run_bench(int argc, char** argv) {
       args.input.empty() ? generated_image(args.width, args.height) : load_image(args.input);
   std::cout << "parfilter-bench-cpu: " << input.width() << "x" << input.height() << "x"
             << input.channels() << " (" << input.size_bytes() << " bytes), median of "
-            << args.plan.repeats << " after " << args.plan.warmup << " warm-up run(s)\n"
+            << args.plan.repeats << " after " << args.plan.warmup << " warm-up run(s) (at least "
+            << args.plan.min_repeats << " where " << args.plan.repeats << " would take over "
+            << args.plan.budget_ms << " ms)\n"
             << "  cpu: " << read_first_line_with("/proc/cpuinfo", "model name") << ", "
             << std::thread::hardware_concurrency() << " hardware threads\n"
             << "  compiler: " << __VERSION__ << "\n"

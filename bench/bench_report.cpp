@@ -33,6 +33,15 @@ void Report::add(const std::string& op, const std::string& impl, int threads,
   entries_.push_back({op, impl, threads, stats});
 }
 
+void Report::note_background(const std::string& op, std::optional<double> cores) {
+  background_[op] = cores;
+}
+
+std::optional<double> Report::background(const std::string& op) const {
+  const auto it = background_.find(op);
+  return it == background_.end() ? std::nullopt : it->second;
+}
+
 void Report::note_opencv(const std::string& op, const std::string& calls) {
   opencv_calls_.emplace_back(op, calls);
 }
@@ -74,9 +83,9 @@ void Report::print_table(std::ostream& out) const {
     if (e == nullptr) return std::nullopt;
     return e->stats.median_ms;
   };
-  const std::vector<std::string> headings = {"serial ms", "pthread ms", "speedup",
-                                             "openmp ms", "speedup",    "pth/omp",
-                                             "opencv ms", "pth/cv",     "omp/cv"};
+  const std::vector<std::string> headings = {"serial ms", "pthread ms", "speedup",   "openmp ms",
+                                             "speedup",   "pth/omp",    "opencv ms", "pth/cv",
+                                             "omp/cv",    "others"};
   out << std::left << std::setw(op_width) << "op" << std::right << std::setw(kThreadsWidth)
       << "thr";
   for (const auto& h : headings) out << std::setw(kColumnWidth + 1) << h;
@@ -96,7 +105,8 @@ void Report::print_table(std::ostream& out) const {
                                               fixed(ratio(pthread, openmp), kRatioDecimals),
                                               fixed(opencv, kMsDecimals),
                                               fixed(ratio(pthread, opencv), kRatioDecimals),
-                                              fixed(ratio(openmp, opencv), kRatioDecimals)};
+                                              fixed(ratio(openmp, opencv), kRatioDecimals),
+                                              first ? fixed(background(op), kRatioDecimals) : ""};
       out << std::left << std::setw(op_width) << (first ? op : "") << std::right
           << std::setw(kThreadsWidth) << t;
       for (const auto& cell : cells) out << std::setw(kColumnWidth + 1) << cell;
@@ -109,7 +119,9 @@ void Report::print_table(std::ostream& out) const {
     }
   }
   out << "\nspeedup = serial / that time; pth/omp, pth/cv, omp/cv = ratios of times (above 1:"
-         " the first is slower).\nOpenCV counterparts:\n";
+         " the first is slower);\nothers = cores that other processes kept busy while the op was"
+         " measured (above ~0.1 its numbers were disturbed).\n"
+         "OpenCV counterparts:\n";
   // One line per op, not per variant: the counterpart is the same.
   std::vector<std::string> noted;
   for (const auto& [op, calls] : opencv_calls_) {
@@ -121,14 +133,14 @@ void Report::print_table(std::ostream& out) const {
 }
 
 void Report::write_csv(std::ostream& out) const {
-  out << "op,impl,threads,median_ms,min_ms,max_ms,repeats,speedup_vs_serial\n";
+  out << "op,impl,threads,median_ms,min_ms,max_ms,repeats,speedup_vs_serial,background_cores\n";
   for (const Entry& e : entries_) {
     const Entry* serial = find(e.op, "serial", 1);
     const auto speedup =
         serial != nullptr ? ratio(serial->stats.median_ms, e.stats.median_ms) : std::nullopt;
     out << e.op << "," << e.impl << "," << e.threads << "," << e.stats.median_ms << ","
         << e.stats.min_ms << "," << e.stats.max_ms << "," << e.stats.repeats << ","
-        << fixed(speedup, 3) << "\n";
+        << fixed(speedup, 3) << "," << fixed(background(e.op), 3) << "\n";
   }
 }
 

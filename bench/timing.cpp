@@ -1,8 +1,13 @@
 #include "timing.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 
 namespace parfilter::bench {
 
@@ -19,19 +24,60 @@ TimingStats summarize(std::vector<double> samples_ms) {
   return stats;
 }
 
+BackgroundLoad::BackgroundLoad() : start_(sample()) {}
+
+std::optional<BackgroundLoad::Sample> BackgroundLoad::sample() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  // user nice system idle iowait irq softirq steal, in clock ticks, summed over all CPUs.
+  long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) ||
+      cpu != "cpu") {
+    return std::nullopt;
+  }
+  const long ticks_per_s = sysconf(_SC_CLK_TCK);
+  rusage self{};
+  if (ticks_per_s <= 0 || getrusage(RUSAGE_SELF, &self) != 0) return std::nullopt;
+  const auto seconds = [](const timeval& t) {
+    constexpr double kMicrosPerS = 1e6;
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / kMicrosPerS;
+  };
+  const auto busy_ticks = user + nice + system + irq + softirq + steal;
+  return Sample{
+      static_cast<double>(busy_ticks) / static_cast<double>(ticks_per_s),
+      seconds(self.ru_utime) + seconds(self.ru_stime),
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count()};
+}
+
+std::optional<double> BackgroundLoad::cores() const {
+  const auto now = sample();
+  if (!start_ || !now || now->wall_s - start_->wall_s < kMinWindowS) return std::nullopt;
+  const double others_s =
+      (now->machine_busy_s - start_->machine_busy_s) - (now->self_s - start_->self_s);
+  // Clock ticks are coarse: the difference can come out slightly negative.
+  return std::max(0.0, others_s / (now->wall_s - start_->wall_s));
+}
+
 TimingStats time_ms(const std::function<void()>& work, const TimingPlan& plan) {
   if (plan.repeats < 1 || plan.warmup < 0) {
     throw std::invalid_argument("time_ms: repeats must be >= 1 and warmup >= 0");
   }
-  for (int i = 0; i < plan.warmup; ++i) work();
-  std::vector<double> samples;
-  samples.reserve(static_cast<std::size_t>(plan.repeats));
-  for (int i = 0; i < plan.repeats; ++i) {
+  const auto timed = [&work] {
     const auto start = std::chrono::steady_clock::now();
     work();
     const auto stop = std::chrono::steady_clock::now();
-    samples.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    return std::chrono::duration<double, std::milli>(stop - start).count();
+  };
+  double last_warmup_ms = 0.0;
+  for (int i = 0; i < plan.warmup; ++i) last_warmup_ms = timed();
+  int repeats = plan.repeats;
+  if (plan.budget_ms > 0.0 && last_warmup_ms * repeats > plan.budget_ms) {
+    const int affordable = static_cast<int>(plan.budget_ms / last_warmup_ms);
+    repeats = std::max(std::min(plan.min_repeats, plan.repeats), affordable);
   }
+  std::vector<double> samples;
+  samples.reserve(static_cast<std::size_t>(repeats));
+  for (int i = 0; i < repeats; ++i) samples.push_back(timed());
   return summarize(std::move(samples));
 }
 

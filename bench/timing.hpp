@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace parfilter::bench {
@@ -10,6 +11,10 @@ namespace parfilter::bench {
 struct TimingPlan {
   int warmup = 2;   ///< untimed runs first: page faults, caches, thread pools spinning up
   int repeats = 7;  ///< timed runs
+  /// When > 0, a slow op gets fewer timed runs (never under min_repeats), so that they take
+  /// about this long in all (estimated from the last warm-up run).
+  double budget_ms = 0.0;
+  int min_repeats = 3;
 };
 
 struct TimingStats {
@@ -17,6 +22,27 @@ struct TimingStats {
   double min_ms = 0.0;
   double max_ms = 0.0;
   int repeats = 0;
+};
+
+/// How busy the machine was with other processes since construction, in cores (0.5 = half a
+/// core on average): a measurement taken while it is high was disturbed. Read from /proc/stat
+/// (all CPU time but idle, including time stolen by a hypervisor) minus this process's own
+/// CPU time; nullopt where /proc/stat is not available or before kMinWindow has passed (the
+/// counters tick every 10 ms).
+class BackgroundLoad {
+ public:
+  BackgroundLoad();
+  [[nodiscard]] std::optional<double> cores() const;
+  static constexpr double kMinWindowS = 0.2;
+
+ private:
+  struct Sample {
+    double machine_busy_s;
+    double self_s;
+    double wall_s;
+  };
+  [[nodiscard]] static std::optional<Sample> sample();
+  std::optional<Sample> start_;
 };
 
 /// The median, min and max of a non-empty list of durations in milliseconds.
