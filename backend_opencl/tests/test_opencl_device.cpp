@@ -9,7 +9,7 @@
 
 #include "cl_device.hpp"
 #include "cl_runtime.hpp"
-#include "parfilter/backends/opencl.hpp"
+#include "parfilter/backends/opencl_backend.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
 #include "parfilter/reference.hpp"

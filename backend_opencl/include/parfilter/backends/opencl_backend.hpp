@@ -1,5 +1,7 @@
 // The OpenCL backend: every op as OpenCL C kernels on any OpenCL device (a GPU, or PoCL on the
 // CPU). docs/OPENCL.md describes its variants, device choice and program cache.
+// Named opencl_backend.hpp, not opencl.hpp, so that it is never mistaken for (or shadows)
+// the Khronos C++ bindings header <CL/opencl.hpp>.
 #pragma once
 
 #include <memory>
