@@ -40,8 +40,8 @@ struct Args {
   int height = kDefaultHeight;
   std::string input;  ///< an image file instead of the generated one
   std::vector<int> threads;
-  TimingPlan plan{.warmup = 2, .repeats = 7, .budget_ms = 3000.0, .min_repeats = 3};
-  int settle_ms = 20;
+  TimingPlan plan{
+      .warmup = 2, .repeats = 7, .budget_ms = 3000.0, .min_repeats = 3, .settle_ms = 20.0};
   std::string csv = "bench-cpu.csv";
   std::vector<std::string> only;
   bool all_variants = false;
@@ -158,6 +158,13 @@ std::unique_ptr<RowScheduler> make_scheduler(std::string_view name, int threads)
   return nullptr;
 }
 
+/// What one group of contenders is timed in turns for: an implementation at a thread count.
+struct Contender {
+  std::string impl;
+  int threads;
+  std::function<void()> run;
+};
+
 class Bench {
  public:
   Bench(Args args, Image input) : args_(std::move(args)), input_(std::move(input)) {}
@@ -177,46 +184,55 @@ class Bench {
       const auto run_on = [&](Backend& backend) {
         return [&] { (void)backend.run(bench_case.op, input_.view(), bench_case.params); };
       };
-      report.add(bench_case.label, "serial", 1, measure(run_on(*serial)));
       const OpenCvCounterpart opencv = opencv_counterpart(bench_case.op, bench_case.params, input_);
       report.note_opencv(bench_case.label, opencv.calls);
+      // One group per thread count (OpenCV's thread count is global), serial in the first.
       for (std::size_t i = 0; i < args_.threads.size(); ++i) {
         const int t = args_.threads[i];
+        std::vector<Contender> group;
+        if (i == 0) group.push_back({"serial", 1, run_on(*serial)});
         for (auto& backends : threaded) {
-          report.add(bench_case.label, backends.name, t, measure(run_on(*backends.by_threads[i])));
+          group.push_back({backends.name, t, run_on(*backends.by_threads[i])});
         }
         if (opencv.run) {
           opencv_set_threads(t);
-          report.add(bench_case.label, "opencv", t, measure(opencv.run));
+          group.push_back({"opencv", t, opencv.run});
         }
+        measure(report, bench_case.label, group);
       }
       report.note_background(bench_case.label, background.cores());
     }
   }
 
  private:
-  /// Times `work`, then idles briefly so that a framework's spinning workers (OpenMP's and
-  /// OpenCV's pools spin a while before sleeping) do not steal cores from the next one.
-  TimingStats measure(const std::function<void()>& work) {
-    const TimingStats stats = time_ms(work, args_.plan);
-    std::this_thread::sleep_for(std::chrono::milliseconds(args_.settle_ms));
-    return stats;
+  void measure(Report& report, const std::string& label, const std::vector<Contender>& group) {
+    std::vector<std::function<void()>> runs;
+    for (const auto& contender : group) runs.push_back(contender.run);
+    const std::vector<TimingStats> stats = time_in_turns(runs, args_.plan);
+    for (std::size_t c = 0; c < group.size(); ++c) {
+      report.add(label, group[c].impl, group[c].threads, stats[c]);
+    }
   }
 
   void bench_memcpy(Report& report, const std::vector<ThreadedBackends>& threaded) {
     if (!selected(args_, std::string(kMemcpy))) return;
     Image copy(input_.width(), input_.height(), input_.channels());
     const BackgroundLoad background;
-    report.add(std::string(kMemcpy), "serial", 1,
-               measure([&] { std::memcpy(copy.data(), input_.data(), input_.size_bytes()); }));
-    for (const int t : args_.threads) {
+    for (std::size_t i = 0; i < args_.threads.size(); ++i) {
+      std::vector<Contender> group;
+      std::vector<std::unique_ptr<RowScheduler>> schedulers;
+      if (i == 0) {
+        group.push_back(
+            {"serial", 1, [&] { std::memcpy(copy.data(), input_.data(), input_.size_bytes()); }});
+      }
       for (const auto& backends : threaded) {
-        const auto scheduler = make_scheduler(backends.name, t);
-        if (scheduler) {
-          report.add(std::string(kMemcpy), backends.name, t,
-                     measure(scheduled_copy(*scheduler, input_, copy)));
+        if (auto scheduler = make_scheduler(backends.name, args_.threads[i])) {
+          schedulers.push_back(std::move(scheduler));
+          group.push_back(
+              {backends.name, args_.threads[i], scheduled_copy(*schedulers.back(), input_, copy)});
         }
       }
+      measure(report, std::string(kMemcpy), group);
     }
     report.note_background(std::string(kMemcpy), background.cores());
   }
@@ -254,7 +270,7 @@ int run_bench(int argc, char** argv) {
   app.add_option("--budget-ms", args.plan.budget_ms,
                  "fewer repeats (at least 3) for an op slower than this over all repeats")
       ->capture_default_str();
-  app.add_option("--settle-ms", args.settle_ms, "idle time after each measurement")
+  app.add_option("--settle-ms", args.plan.settle_ms, "idle time after each run")
       ->capture_default_str();
   app.add_option("--csv", args.csv, "CSV output file")->capture_default_str();
   app.add_option("--only", args.only, "only ops whose label contains one of these")->delimiter(',');

@@ -1,5 +1,7 @@
-// Timing for benchmarks: a few warm-up runs, then repeats, summarized by median, min and max.
-// Shared by the benchmark programs in bench/; nothing here knows about ops or backends.
+// Timing for benchmarks: a few warm-up runs, then repeats, summarized by median, min and max;
+// several contenders are timed in turns, so that the machine's drift (another process, the
+// clock frequency) affects them alike. Shared by the benchmark programs in bench/; nothing
+// here knows about ops or backends.
 #pragma once
 
 #include <functional>
@@ -15,6 +17,9 @@ struct TimingPlan {
   /// about this long in all (estimated from the last warm-up run).
   double budget_ms = 0.0;
   int min_repeats = 3;
+  /// Idle time after every run, untimed: a framework whose idle workers spin for a while
+  /// (OpenMP's, OpenCV's) then does not take cores from the next run.
+  double settle_ms = 0.0;
 };
 
 struct TimingStats {
@@ -50,5 +55,11 @@ class BackgroundLoad {
 
 /// Runs `work` plan.warmup times untimed, then plan.repeats times timed (steady clock).
 [[nodiscard]] TimingStats time_ms(const std::function<void()>& work, const TimingPlan& plan);
+
+/// The same for several contenders in turns: each warm-up round and each timed round runs
+/// every contender once, in order. The budget applies to one contender's repeats (the
+/// slowest's estimate decides for all). Returns one TimingStats per contender.
+[[nodiscard]] std::vector<TimingStats> time_in_turns(
+    const std::vector<std::function<void()>>& contenders, const TimingPlan& plan);
 
 }  // namespace parfilter::bench
