@@ -15,17 +15,13 @@
 #include <vector>
 
 #include "bench_report.hpp"
+#include "cpu_copy.hpp"
 #include "opencv_ops.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/cpu_backend.hpp"
 #include "parfilter/image_io.hpp"
+#include "synthetic.hpp"
 #include "timing.hpp"
-#ifdef PARFILTER_BENCH_HAVE_PTHREAD
-#include "parfilter/backends/pthread.hpp"
-#endif
-#ifdef PARFILTER_BENCH_HAVE_OPENMP
-#include "parfilter/backends/openmp.hpp"
-#endif
 
 namespace parfilter::bench {
 namespace {
@@ -53,30 +49,6 @@ struct BenchCase {
   Op op = Op::gray;
   OpParams params;
 };
-
-/// A deterministic RGB image with gradients, edges and noise, so that every op does its
-/// ordinary work (no flat image that a histogram or a threshold finishes early).
-Image generated_image(int width, int height) {
-  Image image(width, height, kRgb);
-  std::uint32_t state = 0x9e3779b9U;
-  constexpr int kTile = 64;
-  constexpr int kNoise = 32;
-  for (int y = 0; y < height; ++y) {
-    std::uint8_t* row = image.row(y);
-    for (int x = 0; x < width; ++x) {
-      state ^= state << 13U;  // xorshift32
-      state ^= state >> 17U;
-      state ^= state << 5U;
-      const int tile = ((x / kTile) + (y / kTile)) % 2 == 0 ? 0 : 96;
-      const int base[kRgb] = {x * 255 / width, y * 255 / height, (x + y) * 127 / (width + height)};
-      for (int c = 0; c < kRgb; ++c) {
-        const int noise = static_cast<int>(state >> (8U * static_cast<unsigned>(c))) % kNoise;
-        row[x * kRgb + c] = static_cast<std::uint8_t>((base[c] + tile + noise) % 256);
-      }
-    }
-  }
-  return image;
-}
 
 /// Each op with its default variant, or with every variant (labelled op:variant).
 std::vector<BenchCase> bench_cases(const Backend& serial, bool all_variants) {
@@ -133,29 +105,6 @@ std::optional<ThreadedBackends> make_threaded(std::string_view name, const Args&
   ThreadedBackends result{std::string(name), {}};
   for (const int t : args.threads) result.by_threads.push_back(info->create({t, "", ""}));
   return result;
-}
-
-/// memcpy of the image's bytes split into row blocks by a scheduler (the bandwidth ceiling
-/// the ops live under at that thread count).
-std::function<void()> scheduled_copy(RowScheduler& scheduler, const Image& src, Image& dst) {
-  return [&scheduler, &src, &dst] {
-    scheduler.for_each_block(src.height(), [&](RowRange rows, int) {
-      std::memcpy(dst.row(rows.begin), src.row(rows.begin),
-                  static_cast<std::size_t>(rows.size()) * static_cast<std::size_t>(src.stride()));
-    });
-  };
-}
-
-std::unique_ptr<RowScheduler> make_scheduler(std::string_view name, int threads) {
-#ifdef PARFILTER_BENCH_HAVE_PTHREAD
-  if (name == "pthread") return make_pthread_scheduler(threads);
-#endif
-#ifdef PARFILTER_BENCH_HAVE_OPENMP
-  if (name == "openmp") return make_openmp_scheduler(threads);
-#endif
-  (void)name;
-  (void)threads;
-  return nullptr;
 }
 
 /// What one group of contenders is timed in turns for: an implementation at a thread count.
@@ -282,7 +231,7 @@ int run_bench(int argc, char** argv) {
   }
 
   Image input =
-      args.input.empty() ? generated_image(args.width, args.height) : load_image(args.input);
+      args.input.empty() ? synthetic_image(args.width, args.height, kRgb) : load_image(args.input);
   std::cout << "parfilter-bench-cpu: " << input.width() << "x" << input.height() << "x"
             << input.channels() << " (" << input.size_bytes() << " bytes), median of "
             << args.plan.repeats << " after " << args.plan.warmup << " warm-up run(s) (at least "

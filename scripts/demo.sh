@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds parfilter (Release, no tests), runs every built backend on
 # every op over the images in data/, writes the results under out/<backend>/<op>/ and prints
-# the compute time of each backend and op.
+# the compute time of each backend and op; then runs a short version of the comparison
+# benchmark (scripts/bench-report.sh --quick: results under out/bench/) and prints its tables.
 #
 #   scripts/demo.sh        build dir: build-demo/ (or $BUILD_DIR), outputs: out/ (or $OUT_DIR)
 set -euo pipefail
@@ -25,7 +26,9 @@ if [[ ${#images[@]} -eq 0 ]]; then
   echo "demo.sh: no images in $root/data" >&2
   exit 1
 fi
-mapfile -t executables < <(find "$build_dir" -type f -perm -u+x -name 'parfilter-*' | sort)
+# The backends' executables (not the benchmarks, which take other arguments).
+mapfile -t executables < <(find "$build_dir" -type f -perm -u+x -name 'parfilter-*' \
+  ! -name 'parfilter-bench*' | sort)
 if [[ ${#executables[@]} -eq 0 ]]; then
   echo "demo.sh: no parfilter-* executable in $build_dir" >&2
   exit 1
@@ -81,6 +84,17 @@ for op in "${ops[@]}"; do
 done
 echo
 echo "Outputs are under ${out_dir}/<backend>/<op>/."
+
+# A short run of the comparison benchmark (scripts/bench-report.sh --full for docs/RESULTS.md):
+# every built backend against OpenCV and the memcpy limit, at 256x256 and 1024x1024.
+if [[ -x "$build_dir/bench/parfilter-bench" ]]; then
+  echo
+  echo "demo.sh: a short benchmark (scripts/bench-report.sh --quick)"
+  BENCH_BUILD_DIR="$build_dir" "$root/scripts/bench-report.sh" --quick --no-build \
+    --out "$out_dir/bench" || failures=$((failures + 1))
+else
+  echo "demo.sh: no parfilter-bench in $build_dir (PARFILTER_BUILD_BENCH=OFF): no benchmark"
+fi
 if [[ $failures -gt 0 ]]; then
   echo "demo.sh: $failures run(s) failed" >&2
   exit 1

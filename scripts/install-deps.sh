@@ -2,7 +2,8 @@
 # Installs the Debian packages parfilter needs, only those that are missing, so that a second
 # run is fast and needs no network. Runs apt-get directly as root, through sudo otherwise.
 #
-#   scripts/install-deps.sh [PURPOSE...]    PURPOSE: build, test, backends (default: all three), fuzz
+#   scripts/install-deps.sh [PURPOSE...]    PURPOSE: build, test, backends (default: all three),
+#                                           fuzz, bench
 #
 # PARFILTER_SKIP_DEPS=1 skips the whole step (a machine managed some other way).
 set -euo pipefail
@@ -12,12 +13,13 @@ build_packages=(cmake ninja-build g++ pkg-config libstb-dev libcli11-dev)
 test_packages=(libgtest-dev libopencv-dev)  # OpenCV is the optional oracle of the tests
 test_packages+=(valgrind)                    # leak and uninitialized-read checks (label leaks)
 fuzz_packages=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh
+bench_packages=(python3-matplotlib)          # the charts of scripts/bench-report.sh
 # MPI: OpenMPI; OpenCL: the ICD loader, headers, C++ bindings and PoCL (runs kernels on the CPU).
 backends_packages=(libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
                    pocl-opencl-icd clinfo)
 
 usage() {
-  echo "usage: $0 [build|test|backends|fuzz]..." >&2
+  echo "usage: $0 [build|test|backends|fuzz|bench]..." >&2
   exit 2
 }
 
@@ -38,6 +40,7 @@ for purpose in "${purposes[@]}"; do
     test) wanted+=("${test_packages[@]}") ;;
     backends) wanted+=("${backends_packages[@]}") ;;
     fuzz) wanted+=("${fuzz_packages[@]}") ;;
+    bench) wanted+=("${bench_packages[@]}") ;;
     *) usage ;;
   esac
 done
