@@ -1,8 +1,10 @@
 // Sobel of the gray image, in two variants:
 //   pixel - a thread per pixel over a gray plane made first by the gray kernel;
-//   multi - gray fused in: a thread takes a quad (four pixels, one 16-byte load for RGBA) and
-//           slides down several rows keeping three rows of gray values in registers, so each
-//           input pixel is converted to gray about once.
+//   multi - gray fused in: a thread takes a quad (four pixels, one 16-byte load for RGBA,
+//           four rows in flight) and slides down 16 rows keeping two rows of gray values in
+//           registers, so each input pixel is converted to gray about once; the neighbours'
+//           column sums come by warp shuffles and the magnitude is one sqrt.approx, rounded
+//           (exact: see fast_sobel_value).
 #include "device_common.cuh"
 
 namespace parfilter::cuda {
@@ -11,8 +13,11 @@ namespace {
 constexpr int kBlock = 128;
 constexpr int kPixelBlockX = 32;
 constexpr int kPixelBlockY = 8;
-constexpr int kMultiRows = 16;                     ///< rows each multi thread slides over
-constexpr int kStrip = kQuadPixels + 2;            ///< a quad and its left and right neighbours
+constexpr int kMultiRows = 16;  ///< rows each multi thread slides over
+constexpr int kAhead = 4;       ///< rows whose loads are in flight
+constexpr int kWarp = 32;
+constexpr int kOutLanes = kWarp - 2;  ///< lanes 0 and 31 only feed their neighbours
+constexpr unsigned int kFullMask = 0xFFFFFFFFU;
 constexpr int kSaturatedSquare = 255 * 255 + 255;  ///< above it, round(sqrt) >= 256
 
 /// filter_math's sobel_value: exact rounded magnitude, l1, |dx| or |dy|, saturated.
@@ -67,64 +72,6 @@ __global__ void sobel_pixel_kernel(DeviceImage gray, DeviceImage out, BorderMode
   mutable_row(out, y)[x] = sobel_at<1>(gray, x, y, border, output);
 }
 
-/// The quad qx of row y through the vertical border (nullopt-like: `constant` set when the
-/// row lies outside under a constant border), loaded early so its latency overlaps work.
-template <int C>
-struct PendingRow {
-  Quad<C> quad;
-  int y = 0;  ///< the mapped row
-  bool constant = false;
-};
-
-template <int C>
-__device__ __forceinline__ PendingRow<C> fetch_row(const DeviceImage& in, int qx, bool full, int y,
-                                                   BorderMode border) {
-  PendingRow<C> r;
-  r.y = border_index_dev(y, in.height, border.kind);
-  r.constant = r.y < 0;
-  if (!r.constant && full) {
-    r.quad = load_quad<C>(row_of(in, r.y), qx);
-  } else {
-#pragma unroll
-    for (int i = 0; i < C; ++i) r.quad.w[i] = 0;
-  }
-  return r;
-}
-
-/// Gray values of pixels x0 - 1 .. x0 + 4 of a fetched row. Every lane of the warp calls it:
-/// the neighbours come from the lanes beside (shuffles), lanes at the warp's ends load theirs.
-template <int C>
-__device__ __forceinline__ void gray_strip(const DeviceImage& in, int qx, bool full,
-                                           const PendingRow<C>& r, BorderMode border,
-                                           int (&g)[kStrip]) {
-  const int x0 = kQuadPixels * qx;
-  std::uint32_t word = 0;
-  if (r.constant) {
-    word = splat_byte(border.value);
-  } else if (full) {
-    word = quad_gray<C>(r.quad);
-  }
-  const unsigned lane = threadIdx.x % 32U;
-  const std::uint32_t left_word = __shfl_up_sync(0xFFFFFFFFU, word, 1);
-  const std::uint32_t right_word = __shfl_down_sync(0xFFFFFFFFU, word, 1);
-  if (r.constant) {
-#pragma unroll
-    for (int i = 0; i < kStrip; ++i) g[i] = border.value;
-    return;
-  }
-#pragma unroll
-  for (int i = 0; i < kQuadPixels; ++i) g[i + 1] = static_cast<int>((word >> (8 * i)) & 0xFFU);
-  const std::uint8_t* row = row_of(in, r.y);
-  // The left neighbour from the lane before, unless this lane starts the warp or the row.
-  g[0] = lane > 0 && qx > 0 ? static_cast<int>(left_word >> 24)
-                            : (qx > 0 ? gray_at<C>(row, x0 - 1) : 0);
-  // The right one from the lane after when its quad is whole, else from memory.
-  const bool right_full = x0 + 2 * kQuadPixels <= in.width;
-  g[kStrip - 1] = lane < 31 && right_full
-                      ? static_cast<int>(right_word & 0xFFU)
-                      : (x0 + kQuadPixels < in.width ? gray_at<C>(row, x0 + kQuadPixels) : 0);
-}
-
 /// Quad qx and its left and right neighbours lie inside a row of `width` pixels.
 __host__ __device__ bool multi_interior(int qx, int width) {
   return qx >= 1 && kQuadPixels * qx + kQuadPixels < width;
@@ -141,44 +88,164 @@ __global__ void sobel_edge_kernel(DeviceImage in, DeviceImage out, BorderMode bo
   mutable_row(out, y)[x] = sobel_at<C>(in, x, y, border, output);
 }
 
+/// Quad qx of row y through the vertical border, fetched ahead of its use: `constant` when the
+/// row lies outside under a constant border.
 template <int C>
-__global__ void sobel_multi_kernel(DeviceImage in, DeviceImage out, BorderMode border,
-                                   SobelOutput output) {
-  const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y0 = static_cast<int>(blockIdx.y) * kMultiRows;
-  const int x0 = kQuadPixels * qx;
-  const int y1 = min(y0 + kMultiRows, in.height);
-  const bool full = x0 + kQuadPixels <= in.width;
-  // Quads other than interior ones (the first and last of a row, and those past its end) are
-  // sobel_edge_kernel's, but every lane takes part in the shuffles.
-  const bool interior = multi_interior(qx, in.width);
-  int top[kStrip];
-  int mid[kStrip];
-  gray_strip<C>(in, qx, full, fetch_row<C>(in, qx, full, y0 - 1, border), border, top);
-  gray_strip<C>(in, qx, full, fetch_row<C>(in, qx, full, y0, border), border, mid);
-  PendingRow<C> next = fetch_row<C>(in, qx, full, y0 + 1, border);
-  for (int y = y0; y < y1; ++y) {
-    int bot[kStrip];
-    gray_strip<C>(in, qx, full, next, border, bot);
-    if (y + 1 < y1) next = fetch_row<C>(in, qx, full, y + 2, border);  // in flight meanwhile
-    if (interior) {
-      std::uint32_t packed = 0;
+struct PendingRow {
+  Quad<C> quad;
+  bool constant = false;
+};
+
+/// A quad that starts inside the row but runs past it is read byte by byte for RGB (its three
+/// words could pass the pitch); other quads starting inside end inside the pitch.
+template <int C>
+__device__ __forceinline__ PendingRow<C> fetch_row(const DeviceImage& in, int qx, int y,
+                                                   BorderMode border) {
+  PendingRow<C> r;
+  const int by = border_index_dev(y, in.height, border.kind);
+  r.constant = by < 0;
 #pragma unroll
-      for (int k = 1; k <= kQuadPixels; ++k) {
-        const int gx =
-            (top[k + 1] + 2 * mid[k + 1] + bot[k + 1]) - (top[k - 1] + 2 * mid[k - 1] + bot[k - 1]);
-        const int gy =
-            (bot[k - 1] + 2 * bot[k] + bot[k + 1]) - (top[k - 1] + 2 * top[k] + top[k + 1]);
-        packed |= static_cast<std::uint32_t>(sobel_value_dev(gx, gy, output)) << (8 * (k - 1));
-      }
-      reinterpret_cast<std::uint32_t*>(mutable_row(out, y))[qx] = packed;
-    }
-#pragma unroll
-    for (int i = 0; i < kStrip; ++i) {
-      top[i] = mid[i];
-      mid[i] = bot[i];
+  for (int i = 0; i < C; ++i) r.quad.w[i] = 0U;
+  if (r.constant || qx < 0 || kQuadPixels * qx >= in.width) return r;
+  const std::uint8_t* row = row_of(in, by);
+  if (C != 3 || kQuadPixels * qx + kQuadPixels <= in.width) {
+    r.quad = load_quad<C>(row, qx);
+  } else {
+    const int bytes = C * (in.width - kQuadPixels * qx);
+    for (int b = 0; b < bytes; ++b) {
+      r.quad.w[b / 4] |= static_cast<std::uint32_t>(__ldg(row + C * kQuadPixels * qx + b))
+                         << (8 * (b % 4));
     }
   }
+  return r;
+}
+
+/// The four gray values of a fetched quad.
+template <int C>
+__device__ __forceinline__ void quad_gray_values(const PendingRow<C>& r, BorderMode border,
+                                                 int (&g)[kQuadPixels]) {
+#pragma unroll
+  for (int p = 0; p < kQuadPixels; ++p) {
+    if constexpr (C == 1) {
+      g[p] = static_cast<int>(__byte_perm(r.quad.w[0], 0U, 0x4440U | p));
+    } else {
+      g[p] = gray_of_word(quad_pixel(r.quad, p));
+    }
+    if (r.constant) g[p] = border.value;
+  }
+}
+
+constexpr float kIntMagic = 8388608.0F;  ///< 2^23: its float bits plus n are n + 2^23
+constexpr std::uint32_t kIntMagicBits = 0x4B000000U;
+constexpr float kRoundMagic = 12582912.0F;  ///< 1.5 * 2^23: adding it rounds to an integer
+constexpr float kMaxSquare = 65280.0F;      ///< 255^2 + 255: round(sqrt) is 255 up to here
+
+/// The output byte for gradients gx, gy (in the low byte of the result; the rest is junk).
+template <SobelOutput Out>
+__device__ __forceinline__ std::uint32_t fast_sobel_value(int gx, int gy) {
+  if constexpr (Out == SobelOutput::magnitude) {
+    // n <= 2 * 1020^2 < 2^23, so n | 2^23's float bits minus 2^23 is n exactly. Clamped to
+    // 65280, where round(sqrt) is still 255 and beyond which it saturates anyway. sqrt(n) lies
+    // at least 1/4 / (2 * 255.5) > 4.8e-4 from any half-integer (|n - (c + 1/2)^2| >= 1/4),
+    // and sqrt.approx is off by under 2^-22 relative (< 6.1e-5 here), so rounding the
+    // approximation (adding 1.5 * 2^23 puts the integer in the low mantissa bits) is exact;
+    // CudaBackend.SobelMagnitudeOfEveryGradientPair checks every n.
+    const int n = gx * gx + gy * gy;
+    const float nf = fminf(
+        __uint_as_float(kIntMagicBits | static_cast<std::uint32_t>(n)) - kIntMagic, kMaxSquare);
+    float s;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(nf));
+    return __float_as_uint(s + kRoundMagic);
+  } else if constexpr (Out == SobelOutput::l1) {
+    return static_cast<std::uint32_t>(min(abs(gx) + abs(gy), kMaxSample));
+  } else if constexpr (Out == SobelOutput::dx) {
+    return static_cast<std::uint32_t>(min(abs(gx), kMaxSample));
+  } else {
+    return static_cast<std::uint32_t>(min(abs(gy), kMaxSample));
+  }
+}
+
+/// A thread per quad slides down kMultiRows rows; a warp's 32 lanes cover 32 quads and the
+/// lanes at its ends only feed their neighbours, so every row is one aligned load per thread.
+/// Per row and column the kernel keeps v = top + 2 mid + bottom (for gx) and d = bottom - top
+/// (for gy) of gray values; the columns beside the quad come from the neighbouring lanes.
+template <int C, SobelOutput Out>
+__global__ void __launch_bounds__(kBlock)
+    sobel_multi_kernel(DeviceImage in, DeviceImage out, BorderMode border) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int warp =
+      static_cast<int>(blockIdx.x) * (kBlock / kWarp) + static_cast<int>(threadIdx.x) / kWarp;
+  const int qx = warp * kOutLanes - 1 + lane;
+  const bool store = lane >= 1 && lane <= kOutLanes && multi_interior(qx, in.width);
+  const int y0 = static_cast<int>(blockIdx.y) * kMultiRows;
+  const int y1 = min(y0 + kMultiRows, in.height);
+  int top[kQuadPixels];
+  int mid[kQuadPixels];
+  int bot[kQuadPixels];
+  quad_gray_values<C>(fetch_row<C>(in, qx, y0 - 1, border), border, top);
+  quad_gray_values<C>(fetch_row<C>(in, qx, y0, border), border, mid);
+  // kAhead rows in flight: slot `phase` holds row y + 1 until it is used, then row y + 1 + kAhead.
+  PendingRow<C> ahead[kAhead];
+#pragma unroll
+  for (int k = 0; k < kAhead; ++k) ahead[k] = fetch_row<C>(in, qx, y0 + 1 + k, border);
+  for (int base = y0; base < y1; base += kAhead) {
+#pragma unroll
+    for (int phase = 0; phase < kAhead; ++phase) {
+      const int y = base + phase;
+      if (y >= y1) break;
+      quad_gray_values<C>(ahead[phase], border, bot);
+      if (y + 1 + kAhead <= y1) ahead[phase] = fetch_row<C>(in, qx, y + 1 + kAhead, border);
+      int v[kQuadPixels + 2];  // columns x0 - 1 .. x0 + 4
+      int d[kQuadPixels + 2];
+#pragma unroll
+      for (int p = 0; p < kQuadPixels; ++p) {
+        v[p + 1] = top[p] + 2 * mid[p] + bot[p];
+        d[p + 1] = bot[p] - top[p];
+      }
+      v[0] = __shfl_up_sync(kFullMask, v[kQuadPixels], 1);
+      d[0] = __shfl_up_sync(kFullMask, d[kQuadPixels], 1);
+      v[kQuadPixels + 1] = __shfl_down_sync(kFullMask, v[1], 1);
+      d[kQuadPixels + 1] = __shfl_down_sync(kFullMask, d[1], 1);
+      std::uint32_t value[kQuadPixels];
+#pragma unroll
+      for (int p = 0; p < kQuadPixels; ++p) {
+        value[p] = fast_sobel_value<Out>(v[p + 2] - v[p], d[p] + 2 * d[p + 1] + d[p + 2]);
+      }
+      if (store) {
+        reinterpret_cast<std::uint32_t*>(mutable_row(out, y))[qx] =
+            __byte_perm(__byte_perm(value[0], value[1], 0x0040),
+                        __byte_perm(value[2], value[3], 0x0040), 0x5410);
+      }
+#pragma unroll
+      for (int p = 0; p < kQuadPixels; ++p) {
+        top[p] = mid[p];
+        mid[p] = bot[p];
+      }
+    }
+  }
+}
+
+template <int C>
+void launch_multi(const DeviceImage& in, const DeviceImage& out, BorderMode border,
+                  SobelOutput output, cudaStream_t stream) {
+  const int quads = (in.width + kQuadPixels - 1) / kQuadPixels;
+  const int warps = (quads + kOutLanes - 1) / kOutLanes;
+  const dim3 grid(blocks_for(warps, kBlock / kWarp), blocks_for(in.height, kMultiRows));
+  switch (output) {
+    case SobelOutput::magnitude:
+      sobel_multi_kernel<C, SobelOutput::magnitude><<<grid, kBlock, 0, stream>>>(in, out, border);
+      break;
+    case SobelOutput::l1:
+      sobel_multi_kernel<C, SobelOutput::l1><<<grid, kBlock, 0, stream>>>(in, out, border);
+      break;
+    case SobelOutput::dx:
+      sobel_multi_kernel<C, SobelOutput::dx><<<grid, kBlock, 0, stream>>>(in, out, border);
+      break;
+    default:
+      sobel_multi_kernel<C, SobelOutput::dy><<<grid, kBlock, 0, stream>>>(in, out, border);
+      break;
+  }
+  CUDA_CHECK_LAUNCH("sobel_multi_kernel");
 }
 
 }  // namespace
@@ -193,20 +260,18 @@ void launch_sobel_pixel(const DeviceImage& gray, const DeviceImage& out, BorderM
 
 void launch_sobel_multi(const DeviceImage& in, const DeviceImage& out, BorderMode border,
                         SobelOutput output, cudaStream_t stream) {
-  const dim3 grid(blocks_for((in.width + kQuadPixels - 1) / kQuadPixels, kBlock),
-                  blocks_for(in.height, kMultiRows));
   const EdgeColumns edges =
       edge_columns(in.width, [&](int qx) { return multi_interior(qx, in.width); });
   with_channels(in.channels, [&](auto c) {
     constexpr int C = decltype(c)::value;
-    sobel_multi_kernel<C><<<grid, kBlock, 0, stream>>>(in, out, border, output);
+    launch_multi<C>(in, out, border, output, stream);
     if (edges.count() > 0) {
       sobel_edge_kernel<C>
           <<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(
               in, out, border, output, edges);
+      CUDA_CHECK_LAUNCH("sobel_edge_kernel");
     }
   });
-  CUDA_CHECK_LAUNCH("sobel_multi_kernel");
 }
 
 }  // namespace parfilter::cuda

@@ -118,6 +118,34 @@ TEST(CudaBackend, BorderOps) {
   }
 }
 
+// Every gradient pair (gx, gy) in 0..255 that Sobel can produce (corners weigh +-1 in both,
+// the other cells an even amount, so gx and gy have the same parity), each at the centre of
+// its own 3 x 3 patch of a gray image: every n = gx^2 + gy^2 up to 255^2 + 255 (beyond it the
+// magnitude saturates), so the fast magnitude's rounding is checked for every value it meets.
+TEST(CudaBackend, SobelMagnitudeOfEveryGradientPair) {
+  SKIP_WITHOUT_GPU();
+  constexpr int kValues = 256;
+  constexpr int kPatch = 3;
+  Image input(kValues * kPatch, kValues * kPatch, 1);
+  for (int a = 0; a < kValues; ++a) {
+    for (int b = a % 2; b < kValues; b += 2) {
+      // Left column and top row zero: gx = 2m + s and gy = 2e + s, with m and s the right
+      // column's middle and bottom, e the bottom centre.
+      const int s = a % 2;
+      const int x = a * kPatch;
+      input.row(b * kPatch + 1)[x + 2] = static_cast<std::uint8_t>((a - s) / 2);
+      input.row(b * kPatch + 2)[x + 1] = static_cast<std::uint8_t>((b - s) / 2);
+      input.row(b * kPatch + 2)[x + 2] = static_cast<std::uint8_t>(s);
+    }
+  }
+  const OpOutput expected = reference::run(Op::sobel, input, {});
+  for (const std::string& variant : cuda_backend().variants(Op::sobel)) {
+    OpParams params;
+    params.variant = variant;
+    EXPECT_TRUE(same(expected, cuda_backend().run(Op::sobel, input.view(), params))) << variant;
+  }
+}
+
 TEST(CudaBackend, PointOpsHistogramsAndThresholds) {
   SKIP_WITHOUT_GPU();
   check_op(Op::gray, {}, "");
