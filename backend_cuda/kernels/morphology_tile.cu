@@ -22,7 +22,7 @@ namespace {
 
 constexpr int kStripWidth = 128;  ///< output columns per block = threads per block
 constexpr int kStripRows = 256;   ///< output rows per block
-constexpr int kChunkRows = 16;    ///< input rows loaded and filtered together
+constexpr int kChunkRows = 8;     ///< input rows filtered together (8: 3 blocks per SM; 16: 2)
 constexpr std::size_t kMaxSharedBytes = 160 * 1024;
 constexpr int kLoadsPerRow = 2;  ///< input pixels per thread and row: rectangles up to 129 wide
 
