@@ -269,13 +269,14 @@ OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
   const RowRange block = plan.blocks[rank];
 
   // Every buffer is allocated before the first transfer: the root's output image (its own
-  // block is computed in place there), the others' input and output rows.
+  // block is computed in place there), the others' input and output rows. The root's image
+  // is left uninitialized: the blocks cover every row, each computed or gathered in full.
   Image image;
   LocalRows in_rows;
   LocalRows out_rows;
   on_every_rank(comm, [&] {
     if (plan.out && comm.is_root()) {
-      image = Image(plan.out->width, plan.out->height, plan.out->channels);
+      image = Image::uninitialized(plan.out->width, plan.out->height, plan.out->channels);
       out_rows = LocalRows::borrowing(image.view(), block);
     } else if (plan.out) {
       out_rows = LocalRows(*plan.out, block);
@@ -296,7 +297,10 @@ OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
     gather_rows(comm, *plan.out, out_rows.view(), plan.blocks, image);
     if (result_on_every_rank) {
       on_every_rank(comm, [&] {
-        if (!comm.is_root()) image = Image(plan.out->width, plan.out->height, plan.out->channels);
+        // Every row is broadcast into it.
+        if (!comm.is_root()) {
+          image = Image::uninitialized(plan.out->width, plan.out->height, plan.out->channels);
+        }
       });
       const RowType row(*plan.out);
       MPI_Bcast(image.data(), plan.out->height, row.get(), comm.root, comm.comm);

@@ -23,6 +23,28 @@ TEST(Image, ConstructsZeroFilledWithEveryChannelCount) {
   }
 }
 
+TEST(Image, UninitializedHasTheSizeAndTakesWrites) {
+  for (int channels : {1, 3, 4}) {
+    Image image = Image::uninitialized(5, 3, channels);
+    EXPECT_EQ(image.width(), 5);
+    EXPECT_EQ(image.height(), 3);
+    EXPECT_EQ(image.channels(), channels);
+    EXPECT_EQ(image.size_bytes(), static_cast<std::size_t>(5 * 3 * channels));
+    // Its samples are unspecified until written: write all of them before reading any.
+    for (std::size_t i = 0; i < image.size_bytes(); ++i) {
+      image.data()[i] = static_cast<std::uint8_t>(i);
+    }
+    EXPECT_EQ(image.at(1, 2, 0), static_cast<std::uint8_t>((2 * 5 + 1) * channels));
+  }
+}
+
+TEST(Image, UninitializedRejectsWhatTheConstructorRejects) {
+  EXPECT_THROW((void)Image::uninitialized(0, 3, 1), std::invalid_argument);
+  EXPECT_THROW((void)Image::uninitialized(3, -1, 1), std::invalid_argument);
+  EXPECT_THROW((void)Image::uninitialized(3, 3, 2), std::invalid_argument);
+  EXPECT_THROW((void)Image::uninitialized(INT_MAX, INT_MAX, 4), std::length_error);
+}
+
 TEST(Image, DefaultIsEmpty) {
   const Image image;
   EXPECT_TRUE(image.empty());

@@ -35,7 +35,7 @@ GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
   GrayPlane plane;
   const bool convert = input.channels() != 1;
   if (convert) {
-    plane.storage = Image(input.width(), input.height(), 1);
+    plane.storage = Image::uninitialized(input.width(), input.height(), 1);
     plane.view = plane.storage.view();
   } else {
     plane.view = input;
@@ -50,10 +50,12 @@ GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
   return plane;
 }
 
-/// An image of `channels` the input's size, with `pass` run over all its rows.
+/// An image of `channels` the input's size, with `pass` run over all its rows. Every pass
+/// writes every sample of its rows, so the output starts uninitialized: no serial zero-fill,
+/// and each block first-touches its own rows' pages.
 Image run_pass(RowScheduler& scheduler, const RowPass& pass, const ConstImageView& src,
                int channels) {
-  Image out(src.width(), src.height(), channels);
+  Image out = Image::uninitialized(src.width(), src.height(), channels);
   pass.run(scheduler, src, out.view(), all_rows(src));
   return out;
 }
@@ -100,12 +102,15 @@ Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input
   const StructuringElement se = make_structuring_element(params.se);
   const RowPass erode = morphology_pass(se, MorphOp::erode, params.variant);
   const RowPass dilate = morphology_pass(se, MorphOp::dilate, params.variant);
-  // Ping-pong: each step reads the previous step's output.
-  Image buffers[2] = {Image(input.width(), input.height(), input.channels()),
-                      Image(input.width(), input.height(), input.channels())};
+  // Ping-pong: each step reads the previous step's output. A buffer is allocated when first
+  // written (a single erosion needs one) and uninitialized: each step writes every sample.
+  Image buffers[2];
   ConstImageView src = input;
   int target = 0;
   for (const MorphOp step : morphology_steps(op, params.iterations)) {
+    if (buffers[target].empty()) {
+      buffers[target] = Image::uninitialized(input.width(), input.height(), input.channels());
+    }
     (step == MorphOp::erode ? erode : dilate)
         .run(scheduler, src, buffers[target].view(), all_rows(input));
     src = buffers[target].view();
@@ -115,7 +120,8 @@ Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input
 }
 
 Image run_pool(RowScheduler& scheduler, const ConstImageView& input) {
-  Image out(pool_extent(input.width()), pool_extent(input.height()), input.channels());
+  Image out = Image::uninitialized(pool_extent(input.width()), pool_extent(input.height()),
+                                   input.channels());
   const ImageView dst = out.view();
   scheduler.for_each_block(out.height(), [&](RowRange rows, int) {
     kernels::pool2x2_rows(input.slice(pool_input_rows(rows, input.height())), dst.slice(rows),
