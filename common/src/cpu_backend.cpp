@@ -43,8 +43,13 @@ GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
   const ImageView out = convert ? plane.storage.view() : ImageView{};
   const HistogramBins counts =
       count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& block_hist) {
-        if (convert) kernels::gray_rows(input.slice(rows), out.slice(rows), rows);
-        if (hist != nullptr) kernels::histogram_rows(plane.view.slice(rows), rows, 0, block_hist);
+        if (convert && hist != nullptr) {
+          kernels::gray_rows_counted(input.slice(rows), out.slice(rows), rows, block_hist);
+        } else if (convert) {
+          kernels::gray_rows(input.slice(rows), out.slice(rows), rows);
+        } else if (hist != nullptr) {
+          kernels::histogram_rows(plane.view.slice(rows), rows, 0, block_hist);
+        }
       });
   if (hist != nullptr) *hist = counts;
   return plane;
@@ -63,9 +68,10 @@ Image run_pass(RowScheduler& scheduler, const RowPass& pass, const ConstImageVie
 std::vector<HistogramBins> run_histogram(RowScheduler& scheduler, const ConstImageView& input,
                                          const OpParams& params) {
   if (!params.per_channel || input.channels() == 1) {
-    HistogramBins hist{};
-    (void)gray_plane(scheduler, input, &hist);
-    return {hist};
+    // No gray image: each block converts a row at a time into a buffer and counts it.
+    return {count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& h) {
+      kernels::gray_histogram_rows(input.slice(rows), rows, h);
+    })};
   }
   std::vector<HistogramBins> result;
   for (int c = 0; c < input.channels(); ++c) {

@@ -24,6 +24,10 @@
     !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__) &&                       \
     !defined(PARFILTER_NO_VECTOR_CLONES)
 #define PARFILTER_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+/// Kernels with hand-written AVX2 paths (byte shuffles the auto-vectorizer does not find)
+/// compile them with __attribute__((target("avx2"))) and pick them at run time with
+/// __builtin_cpu_supports; same builds as the clones, so sanitizer builds test the baseline.
+#define PARFILTER_AVX2_DISPATCH 1
 #else
 #define PARFILTER_VECTOR_CLONES
 #endif

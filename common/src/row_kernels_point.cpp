@@ -5,15 +5,16 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "parfilter/row_kernels.hpp"
 #include "row_kernels_internal.hpp"
+#include "row_kernels_luma.hpp"
 
 namespace parfilter::kernels {
 namespace {
+
+using detail::kGrayWeights;
+using detail::kYcrcbWeights;
+using detail::rgb_luma_row;
 
 constexpr std::uint8_t kForeground = 255;
 constexpr std::uint8_t kBackground = 0;
@@ -62,90 +63,6 @@ class SubHistograms {
   std::array<std::array<std::uint32_t, kHistogramBins>, kSubHistograms> counts_{};
   std::uint64_t pending_ = 0;
 };
-
-/// A luma (wr R + wg G + wb B + 2^(shift-1)) >> shift of RGB(A) pixels: gray (Q15) and the
-/// Y of YCrCb (Q14).
-struct LumaWeights {
-  int r, g, b, shift;
-};
-constexpr LumaWeights kGrayWeights{kGrayR, kGrayG, kGrayB, kGrayShift};
-constexpr LumaWeights kYcrcbWeights{ycrcb::kR2Y, ycrcb::kG2Y, ycrcb::kB2Y, ycrcb::kShift};
-
-#if defined(__SSE2__)
-constexpr int kVectorPixels = 16;
-
-/// Splits 48 bytes of RGB into 16 R, 16 G and 16 B: four rounds of the same byte interleave
-/// (SSE2 has no byte shuffle), OpenCV's v_load_deinterleave without SSSE3.
-void load_rgb_planes(const std::uint8_t* in, __m128i& r, __m128i& g, __m128i& b) {
-  __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-  __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + kVectorPixels));
-  __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * kVectorPixels));
-  constexpr int kRounds = 4;
-  for (int round = 0; round < kRounds; ++round) {
-    const __m128i t0 = _mm_unpacklo_epi8(v0, _mm_unpackhi_epi64(v1, v1));
-    const __m128i t1 = _mm_unpacklo_epi8(_mm_unpackhi_epi64(v0, v0), v2);
-    const __m128i t2 = _mm_unpacklo_epi8(v1, _mm_unpackhi_epi64(v2, v2));
-    v0 = t0;
-    v1 = t1;
-    v2 = t2;
-  }
-  r = v0;
-  g = v1;
-  b = v2;
-}
-
-/// The luma of 8 pixels given as 16-bit R, G, B: pmaddwd on (R, G) and (B, 1) pairs.
-__m128i luma8(__m128i r, __m128i g, __m128i b, LumaWeights w) {
-  const __m128i rg_weights = _mm_set1_epi32(
-      static_cast<int>((static_cast<unsigned>(w.g) << 16) | static_cast<unsigned>(w.r)));
-  const __m128i b_weights = _mm_set1_epi32(static_cast<int>(
-      (static_cast<unsigned>(1 << (w.shift - 1)) << 16) | static_cast<unsigned>(w.b)));
-  const __m128i one = _mm_set1_epi16(1);
-  const __m128i lo = _mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(r, g), rg_weights),
-                                   _mm_madd_epi16(_mm_unpacklo_epi16(b, one), b_weights));
-  const __m128i hi = _mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(r, g), rg_weights),
-                                   _mm_madd_epi16(_mm_unpackhi_epi16(b, one), b_weights));
-  return _mm_packs_epi32(_mm_srli_epi32(lo, w.shift), _mm_srli_epi32(hi, w.shift));
-}
-#endif
-
-/// out[x] = the luma of pixel x of an RGB(A) row of C channels.
-template <int C>
-PARFILTER_VECTOR_CLONES void luma_row(const std::uint8_t* in, std::uint8_t* out, int width,
-                                      LumaWeights w) {
-  int x = 0;
-#if defined(__SSE2__)
-  if constexpr (C == kRgbChannels) {
-    const __m128i zero = _mm_setzero_si128();
-    for (; x + kVectorPixels <= width; x += kVectorPixels) {
-      __m128i r;
-      __m128i g;
-      __m128i b;
-      load_rgb_planes(in + static_cast<std::ptrdiff_t>(x) * C, r, g, b);
-      const __m128i lo = luma8(_mm_unpacklo_epi8(r, zero), _mm_unpacklo_epi8(g, zero),
-                               _mm_unpacklo_epi8(b, zero), w);
-      const __m128i hi = luma8(_mm_unpackhi_epi8(r, zero), _mm_unpackhi_epi8(g, zero),
-                               _mm_unpackhi_epi8(b, zero), w);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + x), _mm_packus_epi16(lo, hi));
-    }
-  }
-#endif
-  const int round = 1 << (w.shift - 1);
-  for (; x < width; ++x) {
-    const std::uint8_t* px = in + static_cast<std::ptrdiff_t>(x) * C;
-    out[x] =
-        static_cast<std::uint8_t>((w.r * px[0] + w.g * px[1] + w.b * px[2] + round) >> w.shift);
-  }
-}
-
-void rgb_luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels,
-                  LumaWeights w) {
-  if (channels == kRgbChannels) {
-    luma_row<kRgbChannels>(in, out, width, w);
-  } else {
-    luma_row<kRgbChannels + 1>(in, out, width, w);
-  }
-}
 
 /// Colour equalization's round trip (rgb_to_ycrcb, new Y, ycrcb_to_rgb) factored into tables:
 /// Cr depends only on d = R - Y and Cb only on B - Y, and converting back adds to the new Y
@@ -208,6 +125,31 @@ void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
     } else {
       rgb_luma_row(in, out, width, channels, kGrayWeights);
     }
+  }
+}
+
+void gray_rows_counted(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                       HistogramBins& hist) {
+  const int width = src.width();
+  SubHistograms counts(hist);
+  for (int y = rows.begin; y < rows.end; ++y) {
+    // Counted right after it is written, while the row is in cache.
+    gray_rows(src, dst, {y, y + 1});
+    const std::uint8_t* out = dst.row(y);
+    counts.add(width, [out](int x) { return out[x]; });
+  }
+}
+
+void gray_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist) {
+  if (src.channels() == 1) {
+    histogram_rows(src, rows, 0, hist);
+    return;
+  }
+  SubHistograms counts(hist);
+  std::vector<std::uint8_t> gray(static_cast<std::size_t>(src.width()));
+  for (int y = rows.begin; y < rows.end; ++y) {
+    rgb_luma_row(src.row(y), gray.data(), src.width(), src.channels(), kGrayWeights);
+    counts.add(src.width(), [&gray](int x) { return gray[static_cast<std::size_t>(x)]; });
   }
 }
 

@@ -30,6 +30,11 @@ inline constexpr int kSharpenHalo = 1;
 /// dst (1 channel) = gray of src (1, 3 or 4 channels; gray input is copied).
 void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows);
 
+/// gray_rows, and the counts of the gray values written added to `hist`: each row is
+/// counted while it is still in cache.
+void gray_rows_counted(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                       HistogramBins& hist);
+
 /// dst = 255 where src > threshold, else 0 (src and dst 1 channel).
 void threshold_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, int threshold);
 
@@ -40,6 +45,10 @@ void apply_lut_rows(const ConstImageView& src, const ImageView& dst, RowRange ro
 // Histograms -------------------------------------------------------------------------------
 /// Adds the counts of channel `channel` of `src` over `rows` to `hist`.
 void histogram_rows(const ConstImageView& src, RowRange rows, int channel, HistogramBins& hist);
+
+/// Adds the counts of the gray values (gray_rows) of `src` over `rows` to `hist`, with no
+/// gray image: each row is converted into a one-row buffer and counted there.
+void gray_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist);
 
 /// Adds the counts of the YCrCb luma of an RGB(A) `src` over `rows` to `hist`.
 void luma_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist);
