@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench_report.hpp"
+#include "bench_text.hpp"
 #include "cpu_copy.hpp"
 #include "opencv_ops.hpp"
 #include "parfilter/backend.hpp"
@@ -190,14 +191,6 @@ class Bench {
   Image input_;
 };
 
-std::string read_first_line_with(const std::string& path, const std::string& key) {
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key, 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
-
 std::string load_average() {
   std::ifstream in("/proc/loadavg");
   std::string one, five, fifteen;
@@ -237,7 +230,7 @@ int run_bench(int argc, char** argv) {
             << args.plan.repeats << " after " << args.plan.warmup << " warm-up run(s) (at least "
             << args.plan.min_repeats << " where " << args.plan.repeats << " would take over "
             << args.plan.budget_ms << " ms)\n"
-            << "  cpu: " << read_first_line_with("/proc/cpuinfo", "model name") << ", "
+            << "  cpu: " << first_line_with("/proc/cpuinfo", "model name") << ", "
             << std::thread::hardware_concurrency() << " hardware threads\n"
             << "  compiler: " << __VERSION__ << "\n"
             << "  " << opencv_description().value_or("OpenCV: not found") << "\n"

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <iomanip>
 #include <optional>
-#include <sstream>
+
+#include "bench_text.hpp"
 
 namespace parfilter::bench {
 namespace {
@@ -13,13 +14,10 @@ constexpr int kThreadsWidth = 4;
 constexpr int kColumnWidth = 10;
 constexpr int kMsDecimals = 2;
 constexpr int kRatioDecimals = 2;
+constexpr int kCsvDecimals = 3;
 
-std::string fixed(std::optional<double> value, int decimals) {
-  if (!value) return "-";
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(decimals) << *value;
-  return text.str();
-}
+/// A missing value in these tables.
+const std::string kMissing = "-";
 
 std::optional<double> ratio(std::optional<double> numerator, std::optional<double> denominator) {
   if (!numerator || !denominator || *denominator <= 0.0) return std::nullopt;
@@ -97,16 +95,17 @@ void Report::print_table(std::ostream& out) const {
       const auto pthread = median(op, "pthread", t);
       const auto openmp = median(op, "openmp", t);
       const auto opencv = median(op, "opencv", t);
-      const std::vector<std::string> cells = {first ? fixed(serial, kMsDecimals) : "",
-                                              fixed(pthread, kMsDecimals),
-                                              fixed(ratio(serial, pthread), kRatioDecimals),
-                                              fixed(openmp, kMsDecimals),
-                                              fixed(ratio(serial, openmp), kRatioDecimals),
-                                              fixed(ratio(pthread, openmp), kRatioDecimals),
-                                              fixed(opencv, kMsDecimals),
-                                              fixed(ratio(pthread, opencv), kRatioDecimals),
-                                              fixed(ratio(openmp, opencv), kRatioDecimals),
-                                              first ? fixed(background(op), kRatioDecimals) : ""};
+      const std::vector<std::string> cells = {
+          first ? fixed(serial, kMsDecimals, kMissing) : "",
+          fixed(pthread, kMsDecimals, kMissing),
+          fixed(ratio(serial, pthread), kRatioDecimals, kMissing),
+          fixed(openmp, kMsDecimals, kMissing),
+          fixed(ratio(serial, openmp), kRatioDecimals, kMissing),
+          fixed(ratio(pthread, openmp), kRatioDecimals, kMissing),
+          fixed(opencv, kMsDecimals, kMissing),
+          fixed(ratio(pthread, opencv), kRatioDecimals, kMissing),
+          fixed(ratio(openmp, opencv), kRatioDecimals, kMissing),
+          first ? fixed(background(op), kRatioDecimals, kMissing) : ""};
       out << std::left << std::setw(op_width) << (first ? op : "") << std::right
           << std::setw(kThreadsWidth) << t;
       for (const auto& cell : cells) out << std::setw(kColumnWidth + 1) << cell;
@@ -115,7 +114,7 @@ void Report::print_table(std::ostream& out) const {
     }
     if (first) {  // serial only (no threaded backend built)
       out << std::left << std::setw(op_width) << op << std::right << std::setw(kThreadsWidth) << 1
-          << std::setw(kColumnWidth + 1) << fixed(serial, kMsDecimals) << "\n";
+          << std::setw(kColumnWidth + 1) << fixed(serial, kMsDecimals, kMissing) << "\n";
     }
   }
   out << "\nspeedup = serial / that time; pth/omp, pth/cv, omp/cv = ratios of times (above 1:"
@@ -140,7 +139,8 @@ void Report::write_csv(std::ostream& out) const {
         serial != nullptr ? ratio(serial->stats.median_ms, e.stats.median_ms) : std::nullopt;
     out << e.op << "," << e.impl << "," << e.threads << "," << e.stats.median_ms << ","
         << e.stats.min_ms << "," << e.stats.max_ms << "," << e.stats.repeats << ","
-        << fixed(speedup, 3) << "," << fixed(background(e.op), 3) << "\n";
+        << fixed(speedup, kCsvDecimals, kMissing) << ","
+        << fixed(background(e.op), kCsvDecimals, kMissing) << "\n";
   }
 }
 

@@ -2,7 +2,8 @@
 
 #include <cmath>
 #include <iomanip>
-#include <sstream>
+
+#include "bench_text.hpp"
 
 namespace parfilter::bench {
 namespace {
@@ -12,13 +13,6 @@ constexpr double kBytesPerGB = 1e9;
 constexpr int kMsDecimals = 3;
 constexpr int kRatioDecimals = 3;
 constexpr int kPercent = 100;
-
-std::string fixed(std::optional<double> value, int decimals) {
-  if (!value) return "";
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(decimals) << *value;
-  return text.str();
-}
 
 /// A CSV field, quoted where it holds a comma, a quote or a line break (RFC 4180).
 std::string field(const std::string& text) {
@@ -55,14 +49,13 @@ void Results::write_csv(std::ostream& out) const {
     if (r.limit_gbs && *r.limit_gbs > 0.0) fraction = r.gbs() / *r.limit_gbs;
     out << field(machine_) << ',' << field(r.section) << ',' << field(r.backend) << ','
         << field(r.op) << ',' << field(r.variant) << ',' << r.width << ',' << r.height << ','
-        << r.channels << ',' << r.se << ',' << r.threads << ',' << r.ranks << ',' << r.batch
-        << ',' << fixed(r.wall.median_ms, kMsDecimals + 1) << ','
-        << fixed(r.wall.min_ms, kMsDecimals + 1) << ',' << fixed(r.wall.max_ms, kMsDecimals + 1)
-        << ',' << r.wall.repeats << ',' << fixed(r.compute_ms, kMsDecimals + 1) << ','
-        << fixed(r.upload_ms, kMsDecimals + 1) << ',' << fixed(r.download_ms, kMsDecimals + 1)
-        << ',' << std::llround(r.bytes) << ',' << fixed(r.gbs(), kRatioDecimals) << ','
-        << field(r.limit) << ',' << fixed(r.limit_gbs, kRatioDecimals) << ','
-        << fixed(fraction, kRatioDecimals + 1) << ','
+        << r.channels << ',' << r.se << ',' << r.threads << ',' << r.ranks << ',' << r.batch << ','
+        << fixed(r.wall.median_ms, kMsDecimals + 1) << ',' << fixed(r.wall.min_ms, kMsDecimals + 1)
+        << ',' << fixed(r.wall.max_ms, kMsDecimals + 1) << ',' << r.wall.repeats << ','
+        << fixed(r.compute_ms, kMsDecimals + 1) << ',' << fixed(r.upload_ms, kMsDecimals + 1) << ','
+        << fixed(r.download_ms, kMsDecimals + 1) << ',' << std::llround(r.bytes) << ','
+        << fixed(r.gbs(), kRatioDecimals) << ',' << field(r.limit) << ','
+        << fixed(r.limit_gbs, kRatioDecimals) << ',' << fixed(fraction, kRatioDecimals + 1) << ','
         << fixed(r.background_cores, kRatioDecimals) << ',' << field(r.note) << '\n';
   }
 }
@@ -71,6 +64,9 @@ void Results::print_table(std::ostream& out) const {
   constexpr int kBackendWidth = 10;
   constexpr int kVariantWidth = 14;
   constexpr int kNumberWidth = 11;
+  constexpr int kThreadsWidth = 4;
+  constexpr int kSpeedupDecimals = 2;
+  constexpr int kPercentDecimals = 1;
   const ResultRow* current = nullptr;
   const ResultRow* serial = nullptr;
   for (const ResultRow& r : rows_) {
@@ -80,13 +76,15 @@ void Results::print_table(std::ostream& out) const {
       for (const ResultRow& s : rows_) {
         if (same_case(s, r) && s.backend == "serial") serial = &s;
       }
-      out << "\n" << r.op << (r.se > 0 ? " " + std::to_string(r.se) + "x" + std::to_string(r.se) : "")
+      out << "\n"
+          << r.op << (r.se > 0 ? " " + std::to_string(r.se) + "x" + std::to_string(r.se) : "")
           << "  " << r.width << "x" << r.height << "x" << r.channels
           << (r.batch > 0 ? "  batch of " + std::to_string(r.batch) : "") << "\n"
           << std::left << std::setw(kBackendWidth) << "  backend" << std::setw(kVariantWidth)
-          << "variant" << std::right << std::setw(4) << "thr" << std::setw(kNumberWidth)
+          << "variant" << std::right << std::setw(kThreadsWidth) << "thr" << std::setw(kNumberWidth)
           << "median ms" << std::setw(kNumberWidth) << "kernel ms" << std::setw(kNumberWidth)
-          << "speedup" << std::setw(kNumberWidth) << "% limit" << "\n";
+          << "speedup" << std::setw(kNumberWidth) << "% limit"
+          << "\n";
     }
     std::optional<double> speedup;
     if (serial != nullptr && r.wall.median_ms > 0.0) {
@@ -96,10 +94,11 @@ void Results::print_table(std::ostream& out) const {
     if (r.limit_gbs && *r.limit_gbs > 0.0) percent = kPercent * r.gbs() / *r.limit_gbs;
     out << "  " << std::left << std::setw(kBackendWidth - 2) << r.backend
         << std::setw(kVariantWidth) << r.variant.substr(0, kVariantWidth - 1) << std::right
-        << std::setw(4) << (r.ranks > 1 ? r.ranks : r.threads) << std::setw(kNumberWidth)
-        << fixed(r.wall.median_ms, kMsDecimals) << std::setw(kNumberWidth)
-        << fixed(r.compute_ms, kMsDecimals) << std::setw(kNumberWidth) << fixed(speedup, 2)
-        << std::setw(kNumberWidth) << fixed(percent, 1) << "\n";
+        << std::setw(kThreadsWidth) << (r.ranks > 1 ? r.ranks : r.threads)
+        << std::setw(kNumberWidth) << fixed(r.wall.median_ms, kMsDecimals)
+        << std::setw(kNumberWidth) << fixed(r.compute_ms, kMsDecimals) << std::setw(kNumberWidth)
+        << fixed(speedup, kSpeedupDecimals) << std::setw(kNumberWidth)
+        << fixed(percent, kPercentDecimals) << "\n";
   }
 }
 

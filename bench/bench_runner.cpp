@@ -1,27 +1,19 @@
 #include "bench_runner.hpp"
 
+#include <unistd.h>
 #include <algorithm>
-#include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <stdexcept>
-#include <unistd.h>
 
-#include "cpu_copy.hpp"
 #include "opencv_ops.hpp"
 #include "synthetic.hpp"
 
 namespace parfilter::bench {
 namespace {
 
-constexpr double kMsPerS = 1e3;
-constexpr double kBytesPerGB = 1e9;
-
-double copy_gbs(double bytes, double ms) { return 2.0 * bytes / (ms / kMsPerS) / kBytesPerGB; }
-
 /// The median of `values` (not empty).
-double median_of(std::vector<double> values) {
-  return summarize(std::move(values)).median_ms;
-}
+double median_of(std::vector<double> values) { return summarize(std::move(values)).median_ms; }
 
 /// The StageTimes of every run of one contender (a batch's are summed over its images).
 struct Samples {
@@ -41,7 +33,9 @@ struct Runner::Contender {
 };
 
 Runner::Runner(RunnerOptions options, Results& results)
-    : options_(std::move(options)), results_(results) {
+    : options_(std::move(options)),
+      results_(results),
+      limits_(options_.plan, options_.section, results) {
   Matrix& m = options_.matrix;
   if (m.threads.empty()) {
     m.threads = {1};
@@ -85,7 +79,9 @@ Runner::Runner(RunnerOptions options, Results& results)
     options_.plan.budget_ms = 0.0;  // every rank must make the same number of runs
   }
   if (options_.peers) {
-    if (!opencv_description()) notes_.emplace_back("OpenCV: not found (no C++ library in this build)");
+    if (!opencv_description()) {
+      notes_.emplace_back("OpenCV: not found (no C++ library in this build)");
+    }
     const std::string npp = gpu_peer_missing();
     if (!npp.empty()) notes_.push_back(npp);
   }
@@ -94,8 +90,9 @@ Runner::Runner(RunnerOptions options, Results& results)
 void Runner::progress(const std::string& what) {
   if (!reports()) return;
   ++done_;
-  std::cerr << "[" << (done_ < 10 && total_ >= 10 ? " " : "") << done_ << "/" << total_ << "] "
-            << what << std::endl;
+  // "[ 7/66]": the count as wide as the total, so that the lines align.
+  const auto width = static_cast<int>(std::to_string(total_).size());
+  std::cerr << "[" << std::setw(width) << done_ << "/" << total_ << "] " << what << std::endl;
 }
 
 ResultRow Runner::row_for(const Case& c, const std::string& backend, int threads) const {
@@ -258,10 +255,9 @@ void Runner::run_case(const Case& c, const Image& image, std::size_t thread_inde
   const std::optional<double> others = background.cores();
   if (!reports()) return;
   // The limits first: a limit measured for the first time adds its own row, before this case's.
-  std::vector<std::pair<std::optional<double>, std::string>> limits;
+  std::vector<Limit> limits;
   for (const Contender& k : working) {
-    limits.push_back(options_.mpi.active ? std::make_pair(std::optional<double>{}, std::string{})
-                                         : limit(k.backend, image, k.threads));
+    limits.push_back(options_.mpi.active ? Limit{} : limits_.of(k.backend, image, k.threads));
   }
   const double scale = options_.matrix.batch > 0 ? options_.matrix.batch : 1;
   // OpenCV's output is not seen here: it is the same size as ours.
@@ -292,85 +288,15 @@ void Runner::run_case(const Case& c, const Image& image, std::size_t thread_inde
       row.upload_ms = median_of(upload);
       row.download_ms = median_of(download);
     }
-    std::tie(row.limit_gbs, row.limit) = limits[i];
+    row.limit_gbs = limits[i].gbs;
+    row.limit = limits[i].name;
     results_.add(std::move(row));
   }
 }
 
-double Runner::memcpy_gbs(const Image& image, int threads) {
-  const auto key = std::make_pair(image.size_bytes(), threads);
-  if (const auto it = memcpy_cache_.find(key); it != memcpy_cache_.end()) return it->second;
-  Image copy(image.width(), image.height(), image.channels());
-  const std::unique_ptr<RowScheduler> scheduler = threads > 1 ? make_any_scheduler(threads) : nullptr;
-  const std::function<void()> work =
-      scheduler ? scheduled_copy(*scheduler, image, copy)
-                : std::function<void()>(
-                      [&] { std::memcpy(copy.data(), image.data(), image.size_bytes()); });
-  const TimingStats stats = time_ms(work, options_.plan);
-  const double bytes = static_cast<double>(image.size_bytes());
-  const double gbs = copy_gbs(bytes, stats.median_ms);
-  memcpy_cache_[key] = gbs;
-  ResultRow row;
-  row.section = options_.section;
-  row.backend = "memcpy";
-  row.op = "copy";
-  row.variant = scheduler ? "row blocks" : "memcpy";
-  row.width = image.width();
-  row.height = image.height();
-  row.channels = image.channels();
-  row.threads = scheduler ? threads : 1;
-  row.wall = stats;
-  row.bytes = 2.0 * bytes;
-  row.limit_gbs = gbs;
-  row.limit = "memcpy " + std::to_string(row.threads) + " threads";
-  results_.add(std::move(row));
-  return gbs;
-}
-
-std::optional<double> Runner::gpu_copy_gbs(const Image& image) {
-  const std::size_t bytes = image.size_bytes();
-  auto it = gpu_cache_.find(bytes);
-  if (it == gpu_cache_.end()) {
-    it = gpu_cache_.emplace(bytes, gpu_copy(bytes)).first;
-    if (it->second) {
-      ResultRow row;
-      row.section = options_.section;
-      row.backend = "gpu-copy";
-      row.op = "copy";
-      row.variant = "device to device";
-      row.width = image.width();
-      row.height = image.height();
-      row.channels = image.channels();
-      const double ms = copy_gbs(static_cast<double>(bytes), it->second->gbs);  // symmetric
-      row.wall = {ms, ms, ms, 1};
-      row.compute_ms = ms;
-      row.bytes = 2.0 * static_cast<double>(bytes);
-      row.limit_gbs = it->second->gbs;
-      row.limit = "gpu-copy " + it->second->device;
-      results_.add(std::move(row));
-    }
-  }
-  if (!it->second) return std::nullopt;
-  return it->second->gbs;
-}
-
-std::pair<std::optional<double>, std::string> Runner::limit(const std::string& backend,
-                                                            const Image& image, int threads) {
-  // The GPU backends' kernels are bounded by the device's copy; OpenCL counts as a GPU backend
-  // where there is one (else PoCL runs it on every core of the CPU).
-  if (backend == "cuda" || backend == "opencl" || backend == "npp") {
-    if (const auto gbs = gpu_copy_gbs(image)) return {gbs, "gpu-copy"};
-    if (backend == "opencl") {
-      const int hardware = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-      return {memcpy_gbs(image, hardware), "memcpy " + std::to_string(hardware) + " threads"};
-    }
-    return {std::nullopt, ""};
-  }
-  return {memcpy_gbs(image, threads), "memcpy " + std::to_string(threads) + " threads"};
-}
-
 void Runner::add_device_peers(const Image& image, const std::vector<Case>& cases) {
-  if (image.channels() != 4 || !gpu_peer_missing().empty() || options_.matrix.batch > 0) return;
+  constexpr int kRgba = 4;  // NPP's counterparts take RGBA
+  if (image.channels() != kRgba || !gpu_peer_missing().empty() || options_.matrix.batch > 0) return;
   const auto wanted = [&](const PeerTiming& t) -> const Case* {
     for (const Case& c : cases) {
       if (op_name(c.op) == t.op && c.se == t.se) return &c;
@@ -386,7 +312,9 @@ void Runner::add_device_peers(const Image& image, const std::vector<Case>& cases
     row.wall = {t.median_ms, t.median_ms, t.median_ms, 1};
     row.compute_ms = t.median_ms;
     row.bytes = t.bytes;
-    std::tie(row.limit_gbs, row.limit) = limit("npp", image, 1);
+    const Limit limit = limits_.of("npp", image, 1);
+    row.limit_gbs = limit.gbs;
+    row.limit = limit.name;
     row.note = "kernel only (image on the device); median of NPP's own timing";
     results_.add(std::move(row));
   }

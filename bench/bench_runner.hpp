@@ -4,14 +4,13 @@
 // GPU's device-to-device copy) and NPP on the GPU.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "bench_hooks.hpp"
+#include "bench_limits.hpp"
 #include "bench_matrix.hpp"
 #include "bench_results.hpp"
 #include "parfilter/backend.hpp"
@@ -47,12 +46,6 @@ class Runner {
   void add_device_peers(const Image& image, const std::vector<Case>& cases);
   [[nodiscard]] std::vector<Contender> contenders(const Case& c, const Image& image,
                                                   std::size_t thread_index);
-  /// The limit for `backend` on `image` at `threads`: {GB/s, description}.
-  [[nodiscard]] std::pair<std::optional<double>, std::string> limit(const std::string& backend,
-                                                                    const Image& image,
-                                                                    int threads);
-  [[nodiscard]] double memcpy_gbs(const Image& image, int threads);
-  [[nodiscard]] std::optional<double> gpu_copy_gbs(const Image& image);
   void progress(const std::string& what);
   [[nodiscard]] ResultRow row_for(const Case& c, const std::string& backend, int threads) const;
   [[nodiscard]] bool reports() const { return !options_.mpi.active || options_.mpi.rank == 0; }
@@ -61,8 +54,7 @@ class Runner {
   Results& results_;
   std::vector<BackendSet> backends_;
   std::vector<std::string> notes_;
-  std::map<std::pair<std::size_t, int>, double> memcpy_cache_;  ///< (bytes, threads) -> GB/s
-  std::map<std::size_t, std::optional<DeviceCopy>> gpu_cache_;   ///< bytes -> copy
+  Limits limits_;
   int done_ = 0;
   int total_ = 0;
 };

@@ -13,21 +13,14 @@
 
 #include "bench_hooks.hpp"
 #include "bench_runner.hpp"
+#include "bench_text.hpp"
 #include "opencv_ops.hpp"
 
 namespace parfilter::bench {
 namespace {
 
-std::string first_line_with(const std::string& path, const std::string& key) {
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(key, 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
-
 std::string default_machine() {
-  return first_line_with("/proc/cpuinfo", "model name") + ", " +
+  return first_line_with("/proc/cpuinfo", "model name", "unknown CPU") + ", " +
          std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
 }
 
@@ -84,7 +77,10 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--min-repeats", plan.min_repeats, "repeats at least, under the budget")
       ->capture_default_str()
       ->multi_option_policy(last);
-  app.add_option("--settle-ms", plan.settle_ms, "idle time after each run")->capture_default_str();
+  app.add_option("--settle-ms", plan.settle_ms,
+                 "idle time after each run (0 for a GPU-only run: nothing spins to wait for)")
+      ->capture_default_str()
+      ->multi_option_policy(last);
   app.add_flag("!--no-peers", args.runner.peers, "no OpenCV, no NPP");
   app.add_option("--section", args.runner.section, "a label for these rows (CSV column section)")
       ->capture_default_str();
