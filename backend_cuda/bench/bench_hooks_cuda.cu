@@ -51,8 +51,8 @@ std::optional<DeviceCopy> gpu_copy(std::size_t bytes) {
   dst.reserve(bytes);
   CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, stream.get()));
   const double ms = cuda::bench::median_ms(stream.get(), [&] {
-    CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice,
-                               stream.get()));
+    CUDA_CHECK(
+        cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
   });
   return DeviceCopy{prop.name, 2.0 * static_cast<double>(bytes) / (ms / kMsPerS) / kBytesPerGB};
 }
@@ -69,8 +69,7 @@ std::vector<PeerTiming> gpu_peer_timings(const Image& rgba) {
   cuda::DeviceBuffer input, gray, output, gray_out;
   const cuda::DeviceImage in =
       cuda::device_image(input, rgba.width(), rgba.height(), rgba.channels());
-  CUDA_CHECK(cudaMemcpy2D(in.data, in.pitch, rgba.data(),
-                          static_cast<std::size_t>(rgba.stride()),
+  CUDA_CHECK(cudaMemcpy2D(in.data, in.pitch, rgba.data(), static_cast<std::size_t>(rgba.stride()),
                           static_cast<std::size_t>(rgba.stride()), rgba.height(),
                           cudaMemcpyHostToDevice));
   const cuda::DeviceImage gray_image = cuda::device_image(gray, rgba.width(), rgba.height(), 1);
