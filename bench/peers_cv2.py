@@ -2,21 +2,29 @@
 """OpenCV's Python bindings (cv2) as a peer, where the C++ library is not installed (the GPU
 machine has cv2 but no libopencv-dev). Times the same OpenCV calls as bench/opencv_ops.cpp on
 an image of the same pattern (gradients, tiles and noise; numpy's noise, not the C++ xorshift)
-at the same sizes and thread counts (cv2.setNumThreads), and appends rows in parfilter-bench's
-CSV schema (backend "opencv-python"). The interpreter's call overhead (a few microseconds) is
-in its times; at 256x256 that is visible.
+at the same sizes and thread counts (cv2.setNumThreads), timed as parfilter-bench times its
+contenders (warm-up runs, repeats under the same budget, the same idle time after each run),
+and appends rows in parfilter-bench's CSV schema (backend "opencv-python"), with the limit
+parfilter-bench measured for the same image (the memcpy rows already in the CSV: run it after
+parfilter-bench). The interpreter's call overhead (a few microseconds) is in its times; at
+256x256 that is visible.
 
   peers_cv2.py --csv results.csv --sizes 256,1024 --channels 4 --ops gaussian,erode --se 3
-               --threads 16 [--repeats 5 --warmup 2 --section main --machine NAME]
+               --threads 16 [--warmup 2 --repeats 5 --budget-ms 2000 --min-repeats 3
+               --settle-ms 20 --section main --machine NAME]
 """
 import argparse
 import csv
 import os
 import statistics
+import sys
 import time
 
 import cv2
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results_md import cpu_limit, load  # noqa: E402
 
 HEADER = ("machine,section,backend,op,variant,width,height,channels,se,threads,ranks,batch,"
           "median_ms,min_ms,max_ms,repeats,compute_ms,upload_ms,download_ms,bytes,gbs,limit,"
@@ -24,8 +32,14 @@ HEADER = ("machine,section,backend,op,variant,width,height,channels,se,threads,r
 TILE = 64
 TILE_LIFT = 96
 NOISE = 32
+# parfilter-bench's defaults (bench/parfilter_bench.cpp), for the same timing.
+WARMUP = 2
+REPEATS = 5
 BUDGET_MS = 2000.0
 MIN_REPEATS = 3
+SETTLE_MS = 20.0
+MS_PER_S = 1e3
+BYTES_PER_GB = 1e9
 
 
 def image(width, height, channels):
@@ -92,16 +106,24 @@ def counterpart(op, src, se):
     return None
 
 
-def timed(work, warmup, repeats):
-    for _ in range(warmup):
-        work()
-    samples = []
-    while len(samples) < repeats:
+def timed(work, plan):
+    """As bench/timing.cpp's time_in_turns for one contender: warm-up runs, then repeats (fewer
+    where the last warm-up run says they would take over the budget, never under
+    min_repeats), with plan.settle_ms of idle time after every run, timed or not."""
+    def run():
         start = time.perf_counter()
         work()
-        samples.append((time.perf_counter() - start) * 1e3)
-        if len(samples) >= MIN_REPEATS and sum(samples) > BUDGET_MS:
-            break
+        ms = (time.perf_counter() - start) * MS_PER_S
+        time.sleep(plan.settle_ms / MS_PER_S)
+        return ms
+
+    last_warmup = 0.0
+    for _ in range(plan.warmup):
+        last_warmup = run()
+    repeats = plan.repeats
+    if plan.budget_ms > 0 and last_warmup * repeats > plan.budget_ms:
+        repeats = max(min(plan.min_repeats, plan.repeats), int(plan.budget_ms / last_warmup))
+    samples = [run() for _ in range(repeats)]
     return statistics.median(samples), min(samples), max(samples), len(samples)
 
 
@@ -114,12 +136,16 @@ def main():
                                          "erode,dilate,pool")
     parser.add_argument("--se", default="3")
     parser.add_argument("--threads", default=str(os.cpu_count()))
-    parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=WARMUP)
+    parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--budget-ms", type=float, default=BUDGET_MS)
+    parser.add_argument("--min-repeats", type=int, default=MIN_REPEATS)
+    parser.add_argument("--settle-ms", type=float, default=SETTLE_MS)
     parser.add_argument("--section", default="main")
     parser.add_argument("--machine", default="unknown machine")
     args = parser.parse_args()
     new = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
+    copies = [] if new else [r for r in load(args.csv) if r["backend"] == "memcpy"]
     with open(args.csv, "a", newline="") as out:
         writer = csv.writer(out)
         if new:
@@ -138,16 +164,23 @@ def main():
                         work, calls, out_bytes = found
                         for threads in (int(t) for t in args.threads.split(",")):
                             cv2.setNumThreads(threads)
-                            med, lo, hi, n = timed(work, args.warmup, args.repeats)
+                            med, lo, hi, n = timed(work, args)
                             nbytes = src.nbytes + out_bytes
+                            gbs = nbytes / (med / MS_PER_S) / BYTES_PER_GB
                             row = dict.fromkeys(HEADER, "")
                             row.update(machine=args.machine, section=args.section,
                                        backend="opencv-python", op=op, variant=calls,
                                        width=width, height=height, channels=channels, se=se,
                                        threads=threads, ranks=1, batch=0, median_ms=f"{med:.4f}",
                                        min_ms=f"{lo:.4f}", max_ms=f"{hi:.4f}", repeats=n,
-                                       bytes=nbytes, gbs=f"{nbytes / med / 1e6:.3f}",
+                                       bytes=nbytes, gbs=f"{gbs:.3f}",
                                        note=f"cv2 {cv2.__version__} from Python")
+                            limit = cpu_limit(copies, dict(row, machine=args.machine,
+                                                           threads=threads, ranks=1))
+                            if limit and limit["limit_gbs"]:
+                                row.update(limit=limit["limit"],
+                                           limit_gbs=f"{limit['limit_gbs']:.3f}",
+                                           limit_fraction=f"{gbs / limit['limit_gbs']:.4f}")
                             writer.writerow([row[k] for k in HEADER])
                             print(f"  opencv-python {op} {width}x{height}x{channels} "
                                   f"threads {threads}: {med:.3f} ms", flush=True)
