@@ -5,12 +5,15 @@
 # writes OUT/results.csv, OUT/results.md and OUT/charts/*.png (where matplotlib is found).
 #
 #   scripts/bench-report.sh [--quick | --default | --full] [--machine NAME] [--out DIR]
-#                           [--ranks "1 2 4"] [--no-build] [--no-charts]
+#                           [--ranks "1 2 4"] [--settle-ms MS] [--no-build] [--no-charts]
+#                           [--build-only]
 #
 #   --quick    a minute or two on a 2-core VM: scripts/demo.sh runs it
 #   --default  (the default) a few minutes on a 2-core VM
 #   --full     every section, sizes 256 to 8192 and the classic comparisons
-#              (about 15 minutes on a 2-core VM; about 4 on 16 cores with an H200)
+#              (about 5 minutes on a 2-core VM; about 4 on 16 cores with an H200)
+#   --settle-ms idle time after each timed run (parfilter-bench's default: 20 ms)
+#   --build-only  build parfilter-bench in the build dir and stop (scripts/bench-gpu-settle.sh)
 #
 # Sections (the CSV's section column): scaling (every op against image size), se (erode and
 # dilate, naive against vhgw, against SE size), threads (thread and rank counts), classic-*
@@ -28,7 +31,9 @@ preset=default
 machine=""
 out_dir=""
 ranks_list=""
+settle_ms=""
 build=1
+build_only=0
 charts=1
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
 while [[ $# -gt 0 ]]; do
@@ -37,7 +42,9 @@ while [[ $# -gt 0 ]]; do
     --machine) machine="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
     --ranks) ranks_list="$2"; shift 2 ;;
+    --settle-ms) settle_ms="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
+    --build-only) build_only=1; shift ;;
     --no-charts) charts=0; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench-report.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -48,7 +55,6 @@ machine="${machine:-$(hostname) ($cores cores)}"
 out_dir="${out_dir:-$build_dir/report-$preset}"
 mkdir -p "$out_dir"
 csv="$out_dir/results.csv"
-rm -f "$csv"
 start=$SECONDS
 
 # ---- build: every backend this machine has; CUDA only where there is a GPU to run it.
@@ -80,6 +86,11 @@ if [[ $build -eq 1 ]]; then
     { tail -n 30 "$out_dir/build.log" >&2; exit 1; }
 fi
 bench="$build_dir/bench/parfilter-bench"
+if [[ $build_only -eq 1 ]]; then
+  echo "bench-report: built $bench" >&2
+  exit 0
+fi
+rm -f "$csv"
 
 # ---- the matrix of each preset
 all_threads="$(awk -v n="$cores" 'BEGIN { s = "1"; for (t = 2; t < n; t *= 2) s = s "," t; if (n > 1) s = s "," n; print s }')"
@@ -98,6 +109,7 @@ case "$preset" in
     ranks_default="$(tr ',' ' ' <<<"$all_threads")" ;;
 esac
 ranks_list="${ranks_list:-$ranks_default}"
+[[ -n "$settle_ms" ]] && timing+=(--settle-ms "$settle_ms")
 
 # run <section> <parfilter-bench options...>: one part of the matrix, appended to the CSV.
 run() {
@@ -122,8 +134,10 @@ cv2() {
   local name="$1"
   shift
   [[ $use_cv2 -eq 1 ]] || return 0
+  # Timed as parfilter-bench times its contenders: the same warm-up, repeats, budget and idle
+  # time after each run, so that its rows compare with ours and with the memcpy limit.
   python3 "$root/bench/peers_cv2.py" --section "$name" --machine "$machine" --csv "$csv" \
-    --warmup 1 --repeats 5 "$@" >>"$out_dir/bench.log"
+    "${timing[@]}" "$@" >>"$out_dir/bench.log"
 }
 
 run scaling --ops "$ops" --sizes "$sizes" --channels 4 --threads "$cores"
