@@ -30,6 +30,7 @@ from results_md import GPU, PEERS, label, load, sort_key  # noqa: E402
 SIZE_IN = (8, 5)  # inches at DPI: 800 x 500 pixels
 DPI = 100
 LIMITS = ("memcpy", "gpu-copy")
+KIBI = 1024  # image sides from 1024 up are ticked as 1k, 2k, ...
 COLORS = {"serial": "black", "pthread": "C0", "openmp": "C1", "mpi": "C4", "opencl": "C2",
           "cuda": "C3", "opencv": "C5", "opencv-python": "C5", "npp": "C6"}
 LEGEND = {"fontsize": 7, "frameon": False}
@@ -73,10 +74,10 @@ def save(fig, outdir, name, title, subtitle, legend_axes=(), below=False):
 
 
 def sides_axis(ax, sides, text="image side, pixels (RGBA)"):
-    """A log2 axis of image sides, ticked at the sides measured (256, 1024, ...)."""
+    """A log2 axis of image sides, ticked at the sides measured (256, 512, 1k, 2k, ...)."""
     ax.set_xscale("log", base=2)
     ax.set_xticks(sides)
-    ax.set_xticklabels([str(s) for s in sides])
+    ax.set_xticklabels([f"{s // KIBI}k" if s >= KIBI and s % KIBI == 0 else str(s) for s in sides])
     ax.minorticks_off()
     ax.tick_params(axis="x", labelsize=7)
     if text:
