@@ -25,9 +25,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "bench-gpu-settle.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-if [[ $build -eq 1 ]]; then
-  BENCH_BUILD_DIR="$build_dir" "$root/scripts/bench-report.sh" --build-only --out "$out_dir"
-fi
+# Through bench-report.sh also with --no-build: it registers the NVIDIA OpenCL driver where a
+# fresh GPU machine has not.
+report_args=(--build-only --out "$out_dir")
+[[ $build -eq 0 ]] && report_args+=(--no-build)
+BENCH_BUILD_DIR="$build_dir" "$root/scripts/bench-report.sh" "${report_args[@]}"
 mkdir -p "$out_dir"
 for settle in 20 0; do
   echo "bench-gpu-settle: --settle-ms $settle" >&2

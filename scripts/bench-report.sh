@@ -87,7 +87,7 @@ if [[ $build -eq 1 ]]; then
 fi
 bench="$build_dir/bench/parfilter-bench"
 if [[ $build_only -eq 1 ]]; then
-  echo "bench-report: built $bench" >&2
+  echo "bench-report: parfilter-bench is $bench" >&2
   exit 0
 fi
 rm -f "$csv"
