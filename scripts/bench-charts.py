@@ -218,7 +218,7 @@ def peers(rows, outdir, machine):
     opencv = [r for r in rows if r["backend"].startswith("opencv")]
     series = (  # (legend, colour, rows, time column)
         ("ours, best end to end (backend on the bar)", "C0", mine, "median_ms"),
-        ("ours, best GPU kernel alone", "C3", [r for r in mine if r["compute_ms"]], "compute_ms"),
+        ("ours, best OpenCL/CUDA kernel alone", "C3", [r for r in mine if r["compute_ms"]], "compute_ms"),
         (f"OpenCV ({label(opencv[0])} threads), end to end" if opencv else "OpenCV", color("opencv"), opencv,
          "median_ms"),
         ("NPP, kernel alone", color("npp"), [r for r in rows if r["backend"] == "npp"],
@@ -246,7 +246,7 @@ def peers(rows, outdir, machine):
     ax.set_ylabel("median ms (log)", fontsize=8)
     ax.margins(y=0.25)
     save(fig, outdir, "peers.png", f"Our best backend against the peers, {side}x{side} RGBA - "
-         f"{machine}", "end to end against OpenCV on the CPU; GPU kernels against NPP's", [ax],
+         f"{machine}", "end to end against OpenCV on the CPU; kernels alone against NPP's, where NPP is", [ax],
          below=True)
 
 
