@@ -17,16 +17,18 @@ namespace {
 
 using detail::ColumnVhgw;
 using detail::combine;
+using detail::combine3;
 using detail::kVhgwLanes;
 using detail::MaxOp;
 using detail::MinOp;
 using detail::SourceRows;
 
-/// The longest windows for which the plain pass beats van Herk/Gil-Werman, measured on
-/// 3840-wide RGB rows (docs/CPU_KERNELS.md): the plain row pass costs one vector min/max per
-/// tap, the vHGW row pass about three plus two transposes; down the columns vHGW's three row
-/// operations already tie the plain pass at 3 rows.
-constexpr int kPlainRowPassMax = 13;
+/// The longest windows for which the plain pass is the fastest (docs/CPU_KERNELS.md). Along
+/// a row the plain pass costs (w - 1) / 2 three-input passes, the doubling pass
+/// ceil(log2 w) two-input ones (they tie at 6), and van Herk/Gil-Werman's two byte
+/// transposes cost more than doubling's passes for any window up to the image width; down
+/// the columns vHGW's three row operations already tie the plain pass at 3 rows.
+constexpr int kPlainRowPassMax = 6;
 constexpr int kPlainColumnPassMax = 3;
 
 /// out(x, y) = op over set (i, j) of in(x + i - ax, y + j - ay), inside the image only.
@@ -125,8 +127,18 @@ void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
   // Rows outside the image are neutral: skip them (a window wholly outside stays neutral).
   const int first = std::max(0, y + r.dy);
   const int end = std::min(height, y + r.dy + r.height);
-  std::copy_n(rows.row(first < end ? first : -1), rows.bytes(), out);
-  for (int sy = first + 1; sy < end; ++sy) combine<Op>(out, rows.row(sy), out, rows.bytes());
+  if (end - first < 2) {
+    std::copy_n(rows.row(first < end ? first : -1), rows.bytes(), out);
+    return;
+  }
+  // Two rows per pass: the first pass reads the source rows straight, no copy.
+  const std::uint8_t* acc = rows.row(first);
+  int sy = first + 1;
+  for (; sy + 1 < end; sy += 2) {
+    combine3<Op>(acc, rows.row(sy), rows.row(sy + 1), out, rows.bytes());
+    acc = out;
+  }
+  if (sy < end) combine<Op>(acc, rows.row(sy), out, rows.bytes());
 }
 
 /// The plain row pass into a dst row: target[x] = (or op=) op over padded pixels
@@ -134,13 +146,52 @@ void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
 template <typename Op>
 void plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t samples, int channels,
                int width, bool overwrite) {
+  const auto shifted = [&](int k) { return padded + static_cast<std::ptrdiff_t>(k) * channels; };
   int k = 0;
-  if (overwrite) {
+  if (overwrite && width == 1) {
     std::copy_n(padded, samples, target);
-    k = 1;
+    return;
   }
-  for (; k < width; ++k) {
-    combine<Op>(target, padded + static_cast<std::ptrdiff_t>(k) * channels, target, samples);
+  if (overwrite) {
+    // The first pass reads the shifted copies straight, no copy into target first.
+    if (width == 2) {
+      combine<Op>(shifted(0), shifted(1), target, samples);
+      return;
+    }
+    combine3<Op>(shifted(0), shifted(1), shifted(2), target, samples);
+    k = 3;
+  }
+  // Two shifted copies per pass.
+  for (; k + 1 < width; k += 2) combine3<Op>(target, shifted(k), shifted(k + 1), target, samples);
+  if (k < width) combine<Op>(target, shifted(k), target, samples);
+}
+
+/// The row pass by doubling: cur holds op over padded pixels [x, x + covered); one pass
+/// doubles `covered` (op of cur at x and at x + covered) until the next doubling would
+/// pass the window, and the last pass combines two windows that overlap to cover it:
+/// ceil(log2 width) passes of two inputs, against (width - 1) / 2 of three for the plain
+/// pass. `padded` (padded_samples long) is only read (its neutral padding serves the next
+/// rows); the passes ping-pong between spare[0] and spare[1], each as long.
+template <typename Op>
+void doubling_row(const std::uint8_t* padded, std::uint8_t* const spare[2], std::uint8_t* target,
+                  std::size_t samples, std::size_t padded_samples, int channels, int width,
+                  bool overwrite) {
+  const std::uint8_t* cur = padded;
+  int covered = 1;
+  std::size_t valid = padded_samples;  // samples of cur whose window lies in the padded row
+  for (int pass = 0; 2 * covered <= width; ++pass) {
+    const auto shift = static_cast<std::size_t>(covered) * channels;
+    valid -= shift;
+    std::uint8_t* next = spare[pass % 2];
+    combine<Op>(cur, cur + shift, next, valid);
+    cur = next;
+    covered *= 2;
+  }
+  const std::uint8_t* rest = cur + static_cast<std::ptrdiff_t>(width - covered) * channels;
+  if (overwrite) {
+    combine<Op>(cur, rest, target, samples);
+  } else {
+    combine3<Op>(target, cur, rest, target, samples);
   }
 }
 
@@ -155,9 +206,8 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
   const auto samples = static_cast<std::size_t>(src.row_samples());
   const bool vhgw_columns = method == MorphMethod::vhgw ||
                             (method == MorphMethod::fastest && r.height > kPlainColumnPassMax);
-  const bool vhgw_row =
-      r.width > 1 && (method == MorphMethod::vhgw ||
-                      (method == MorphMethod::fastest && r.width > kPlainRowPassMax));
+  const bool vhgw_row = r.width > 1 && method == MorphMethod::vhgw;
+  const bool doubling_row_pass = method == MorphMethod::fastest && r.width > kPlainRowPassMax;
   // Source columns some window reads, and the padded row's length.
   const int first_col = std::clamp(r.dx, 0, width);
   const int end_col = std::clamp(width - 1 + r.dx + r.width, 0, width);
@@ -178,6 +228,9 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
     out[lane] = vhgw_row ? out_storage.data() + lane * samples : nullptr;
   }
   std::vector<std::uint8_t> scratch;
+  std::vector<std::uint8_t> doubling_storage(doubling_row_pass ? 2 * padded_samples : 0);
+  std::uint8_t* const doubling_spare[2] = {doubling_storage.data(),
+                                           doubling_storage.data() + padded_samples};
   ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height);
 
   for (int y0 = rows.begin; y0 < rows.end; y0 += kVhgwLanes) {
@@ -200,6 +253,11 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
       detail::row_vhgw<Op>(padded, targets, width, channels, r.width, padded_pixels, scratch);
       for (int lane = 0; lane < lanes && !overwrite; ++lane) {
         combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples);
+      }
+    } else if (doubling_row_pass) {
+      for (int lane = 0; lane < lanes; ++lane) {
+        doubling_row<Op>(padded[lane], doubling_spare, dst.row(y0 + lane), samples, padded_samples,
+                         channels, r.width, overwrite);
       }
     } else {
       for (int lane = 0; lane < lanes; ++lane) {

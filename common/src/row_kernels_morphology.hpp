@@ -25,6 +25,12 @@ struct MaxOp {
 template <typename Op>
 void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n);
 
+/// out[i] = op(a[i], b[i], c[i]) for i < n; out may be a, b or c. Two combines in one pass:
+/// half the loads and stores of combine twice.
+template <typename Op>
+void combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
+              std::uint8_t* out, std::size_t n);
+
 /// Rows a horizontal van Herk/Gil-Werman batch handles at once: one vector lane per row
 /// after a byte transpose.
 inline constexpr int kVhgwLanes = 16;

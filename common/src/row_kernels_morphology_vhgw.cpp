@@ -146,6 +146,12 @@ PARFILTER_VECTOR_CLONES void combine(const std::uint8_t* a, const std::uint8_t* 
 }
 
 template <typename Op>
+PARFILTER_VECTOR_CLONES void combine3(const std::uint8_t* a, const std::uint8_t* b,
+                                      const std::uint8_t* c, std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = Op::apply(Op::apply(a[i], b[i]), c[i]);
+}
+
+template <typename Op>
 ColumnVhgw<Op>::ColumnVhgw(const SourceRows& rows, int first_row, int dy, int height)
     : rows_(rows),
       first_start_(first_row + dy),
@@ -202,6 +208,10 @@ void row_vhgw(const std::uint8_t* const* padded, std::uint8_t* const* out, int w
 
 template void combine<MinOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
 template void combine<MaxOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
+template void combine3<MinOp>(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
+                              std::uint8_t*, std::size_t);
+template void combine3<MaxOp>(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
+                              std::uint8_t*, std::size_t);
 template class ColumnVhgw<MinOp>;
 template class ColumnVhgw<MaxOp>;
 template void row_vhgw<MinOp>(const std::uint8_t* const*, std::uint8_t* const*, int, int, int, int,
