@@ -219,20 +219,27 @@ dim3 pixel_grid(const DeviceImage& img) {
 
 void launch_gaussian_texture(const DeviceImage& in, const DeviceImage& out,
                              const std::array<int, 5>& q, BorderMode border, cudaStream_t stream) {
+  // Three attributes, not cudaGetDeviceProperties: that one reads every property and takes
+  // far longer than a launch.
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const auto attribute = [device](cudaDeviceAttr which) {
+    int value = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, which, device));
+    return value;
+  };
+  const int max_wide = attribute(cudaDevAttrMaxTexture2DLinearWidth);
+  const int max_high = attribute(cudaDevAttrMaxTexture2DLinearHeight);
+  const auto alignment = static_cast<std::uintptr_t>(attribute(cudaDevAttrTextureAlignment));
   const int texels_wide = in.channels == 4 ? in.width : in.width * in.channels;
-  if (texels_wide > prop.maxTexture2DLinear[0] || in.height > prop.maxTexture2DLinear[1]) {
-    throw RuntimeError("the texture variant handles images up to " +
-                       std::to_string(prop.maxTexture2DLinear[0]) + " texels wide and " +
-                       std::to_string(prop.maxTexture2DLinear[1]) +
+  if (texels_wide > max_wide || in.height > max_high) {
+    throw RuntimeError("the texture variant handles images up to " + std::to_string(max_wide) +
+                       " texels wide and " + std::to_string(max_high) +
                        " rows on this device; use another gaussian variant");
   }
-  if (reinterpret_cast<std::uintptr_t>(in.data) % prop.textureAlignment != 0) {
+  if (reinterpret_cast<std::uintptr_t>(in.data) % alignment != 0) {
     throw RuntimeError("the texture variant needs the input aligned to " +
-                       std::to_string(prop.textureAlignment) + " bytes");
+                       std::to_string(alignment) + " bytes");
   }
   cudaResourceDesc resource{};
   resource.resType = cudaResourceTypePitch2D;

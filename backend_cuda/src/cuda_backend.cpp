@@ -67,6 +67,18 @@ std::string describe(const cudaDeviceProp& prop) {
          " GiB)";
 }
 
+/// Opens a gate when the commands behind it are queued, or when queuing them failed.
+class GateOpener {
+ public:
+  explicit GateOpener(cuda::StreamGate& gate) : gate_(gate) {}
+  GateOpener(const GateOpener&) = delete;
+  GateOpener& operator=(const GateOpener&) = delete;
+  ~GateOpener() { gate_.open(); }
+
+ private:
+  cuda::StreamGate& gate_;
+};
+
 /// An image's upload, kernels and download enqueued on one workspace, not yet waited for.
 struct Pending {
   DeviceResult result;
@@ -224,6 +236,10 @@ class CudaBackend final : public Backend {
     pending.staging_ms = ms_since(staging);
     const DeviceImage in =
         cuda::device_image(ws.input, input.width(), input.height(), input.channels());
+    // The GPU starts on this image once all of it is queued (cuda::StreamGate), so the events
+    // time the upload, the kernels and the download, not the host's launch gaps between them.
+    ws.gate.close(stream);
+    const GateOpener opener{ws.gate};
     ws.upload_start.record(stream);
     CUDA_CHECK(cudaMemcpy2DAsync(in.data, in.pitch, host, row_bytes, row_bytes, height,
                                  cudaMemcpyHostToDevice, stream));
@@ -235,7 +251,7 @@ class CudaBackend final : public Backend {
     if (out.data != nullptr) {
       const auto out_row =
           static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
-      ws.host_output.reserve(out_row * static_cast<std::size_t>(out.height));
+      ws.reserve(ws.host_output, out_row * static_cast<std::size_t>(out.height));
       ws.download_start.record(stream);
       CUDA_CHECK(cudaMemcpy2DAsync(ws.host_output.get(), out_row, out.data, out.pitch, out_row,
                                    static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost,
@@ -248,7 +264,7 @@ class CudaBackend final : public Backend {
 
   /// Waits for the workspace's stream and copies the result out of pinned memory.
   OpOutput finish(Workspace& ws, Pending& pending, StageTimes* times) {
-    ws.stream.synchronize();
+    ws.synchronize();
     OpOutput output;
     output.histogram = std::move(pending.result.histogram);
     output.threshold = pending.result.threshold;

@@ -53,7 +53,7 @@ bool is_morphology(Op op) {
 
 /// Copies `bytes` from host memory to the device through pinned memory, on the stream.
 void upload_small(Workspace& ws, void* device, const void* host, std::size_t bytes) {
-  ws.host_small.reserve(bytes);
+  ws.reserve(ws.host_small, bytes);
   std::memcpy(ws.host_small.get(), host, bytes);
   CUDA_CHECK(
       cudaMemcpyAsync(device, ws.host_small.get(), bytes, cudaMemcpyHostToDevice, ws.stream.get()));
@@ -65,14 +65,14 @@ std::vector<HistogramBins> histograms(Workspace& ws, HistogramVariant variant,
                                       const DeviceImage& gray_out = {}) {
   const int count = source == HistogramSource::channels ? in.channels : 1;
   const std::size_t bytes = sizeof(unsigned long long) * kHistogramBins * count;
-  ws.counts.reserve(bytes);
-  ws.histogram_scratch.reserve(std::max<std::size_t>(1, histogram_scratch_bytes(variant, in)));
+  ws.reserve(ws.counts, bytes);
+  ws.reserve(ws.histogram_scratch, std::max<std::size_t>(1, histogram_scratch_bytes(variant, in)));
   launch_histogram(variant, source, in, ws.counts.as<unsigned long long>(),
                    ws.histogram_scratch.get(), gray_out, ws.stream.get());
-  ws.host_small.reserve(bytes);
+  ws.reserve(ws.host_small, bytes);
   CUDA_CHECK(cudaMemcpyAsync(ws.host_small.get(), ws.counts.get(), bytes, cudaMemcpyDeviceToHost,
                              ws.stream.get()));
-  ws.stream.synchronize();
+  ws.synchronize();
   std::vector<HistogramBins> result(static_cast<std::size_t>(count));
   const auto* counts = ws.host_small.as<unsigned long long>();
   for (int h = 0; h < count; ++h) {
@@ -106,11 +106,14 @@ DeviceImage run_gaussian(Workspace& ws, const OpParams& params, const DeviceImag
       for (const auto& row : lut) host.insert(host.end(), row.begin(), row.end());
     }
     const std::size_t bytes = host.size() * sizeof(std::uint32_t);
-    ws.tables.reserve(bytes);
+    ws.reserve(ws.tables, bytes);
     upload_small(ws, ws.tables.get(), host.data(), bytes);
     tables.weights = ws.tables.as<const int>();
     tables.lut = ws.tables.as<const std::uint32_t>();
   }
+  // The texture launcher waits for its kernel (the texture object must outlive it): the
+  // stream has to run, so its launch gap counts as kernel time.
+  if (variant == GaussianVariant::texture) ws.gate.open();
   launch_gaussian(variant, in, out, weights.q, tables, params.border, ws.stream.get());
   return out;
 }
@@ -122,7 +125,7 @@ DeviceImage run_sobel(Workspace& ws, const OpParams& params, const DeviceImage& 
   } else if (params.variant == kSobelPixel) {
     DeviceImage gray = in;
     if (in.channels != 1) {
-      gray = device_image(ws.gray, in.width, in.height, 1);
+      gray = ws.image(ws.gray, in.width, in.height, 1);
       launch_gray(in, gray, ws.stream.get());
     }
     launch_sobel_pixel(gray, out, params.border, params.sobel_output, ws.stream.get());
@@ -147,7 +150,7 @@ DeviceImage run_equalize(Workspace& ws, const DeviceImage& in, const DeviceImage
 DeviceResult run_thresholding(Workspace& ws, Op op, const OpParams& params, const DeviceImage& in,
                               const DeviceImage& out) {
   // The gray plane comes out of the histogram pass (the input itself when it is gray).
-  const DeviceImage gray = in.channels == 1 ? in : device_image(ws.gray, in.width, in.height, 1);
+  const DeviceImage gray = in.channels == 1 ? in : ws.image(ws.gray, in.width, in.height, 1);
   const auto hist = histograms(ws, HistogramVariant::shared_atomics, HistogramSource::gray, in,
                                in.channels == 1 ? DeviceImage{} : gray);
   const int t = op == Op::otsu ? otsu_threshold(hist.front()) : isodata_threshold(hist.front());
@@ -183,9 +186,9 @@ DeviceImage run_morphology(Workspace& ws, Op op, const OpParams& params, const D
       break;
   }
   // Ping-pong between two buffers; each step reads the previous step's result.
-  const DeviceImage buffers[2] = {device_image(ws.output, in.width, in.height, in.channels),
-                                  device_image(ws.spare, in.width, in.height, in.channels)};
-  const DeviceImage scratch = device_image(ws.scratch, in.width, in.height, in.channels);
+  const DeviceImage buffers[2] = {ws.image(ws.output, in.width, in.height, in.channels),
+                                  ws.image(ws.spare, in.width, in.height, in.channels)};
+  const DeviceImage scratch = ws.image(ws.scratch, in.width, in.height, in.channels);
   DeviceImage src = in;
   int target = 0;
   for (const MorphOp step : steps) {
@@ -225,10 +228,15 @@ DeviceImage device_image(DeviceBuffer& buffer, int width, int height, int channe
   return DeviceImage{buffer.as<std::uint8_t>(), width, height, channels, pitch};
 }
 
+DeviceImage Workspace::image(DeviceBuffer& buffer, int width, int height, int channels) {
+  reserve(buffer, aligned_pitch(width, channels) * static_cast<std::size_t>(height));
+  return device_image(buffer, width, height, channels);
+}
+
 DeviceResult enqueue_op(Workspace& ws, Op op, const OpParams& params, const DeviceImage& in) {
   const cudaStream_t stream = ws.stream.get();
   const auto output = [&](int channels) {
-    return device_image(ws.output, in.width, in.height, channels);
+    return ws.image(ws.output, in.width, in.height, channels);
   };
   switch (op) {
     case Op::gray:
@@ -256,7 +264,7 @@ DeviceResult enqueue_op(Workspace& ws, Op op, const OpParams& params, const Devi
       return run_thresholding(ws, op, params, in, output(1));
     case Op::pool: {
       const DeviceImage out =
-          device_image(ws.output, (in.width + 1) / 2, (in.height + 1) / 2, in.channels);
+          ws.image(ws.output, (in.width + 1) / 2, (in.height + 1) / 2, in.channels);
       launch_pool(in, out, stream);
       return DeviceResult{out, {}, {}};
     }

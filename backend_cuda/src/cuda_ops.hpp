@@ -17,11 +17,27 @@ namespace parfilter::cuda {
 /// across the images of a batch.
 struct Workspace {
   Stream stream;
+  StreamGate gate;  ///< closed while an image's commands are queued (cuda_backend.cpp)
   Event upload_start, upload_stop, kernel_start, kernel_stop, download_start, download_stop;
   PinnedBuffer host_input;   ///< the input, staged for an asynchronous upload
   PinnedBuffer host_output;  ///< the result, downloaded here before it is copied out
   PinnedBuffer host_small;   ///< histogram counts and Gaussian tables
   DeviceBuffer input, output, scratch, spare, gray, counts, histogram_scratch, tables;
+
+  /// Waits for the stream; the gate opens first, as the stream cannot finish behind it.
+  void synchronize() {
+    gate.open();
+    stream.synchronize();
+  }
+  /// Grows `buffer` to hold `bytes`. A reallocation frees the old block (cudaFree and
+  /// cudaFreeHost wait for the device), so the gate opens first.
+  template <typename Buffer>
+  void reserve(Buffer& buffer, std::size_t bytes) {
+    if (bytes > buffer.capacity()) gate.open();
+    buffer.reserve(bytes);
+  }
+  /// device_image() on one of this workspace's buffers, through reserve().
+  [[nodiscard]] DeviceImage image(DeviceBuffer& buffer, int width, int height, int channels);
 };
 
 /// The variants the CUDA backend offers for `op`, the default first.

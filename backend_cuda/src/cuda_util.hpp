@@ -133,6 +133,32 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
+/// Holds a stream's work back until the host has queued all of it. Events recorded between
+/// commands on a stream time what the GPU does between them, idle time included: with a short
+/// upload the GPU reaches the kernels' start event long before the host has launched them, and
+/// the launch gaps would count as kernel time. close() enqueues a one-thread kernel that waits
+/// for a pinned flag; open() writes the flag, so the stream runs what was queued behind the
+/// gate back to back. Anything that waits for the device (a stream synchronize, cudaFree,
+/// cudaFreeHost) must open the gate first, or it waits for the gate's time limit
+/// (kernels/stream_gate.cu).
+class StreamGate {
+ public:
+  StreamGate() = default;
+  StreamGate(const StreamGate&) = delete;
+  StreamGate& operator=(const StreamGate&) = delete;
+  ~StreamGate() { open(); }
+  /// Enqueues the wait on `stream` (opening a gate still closed first).
+  void close(cudaStream_t stream);
+  /// Lets the stream run on; does nothing when the gate is open.
+  void open() noexcept;
+
+ private:
+  PinnedBuffer flag_;
+  std::uint32_t* device_flag_ = nullptr;
+  std::uint32_t ticket_ = 0;  ///< the value the newest gate waits for
+  bool closed_ = false;
+};
+
 /// A texture object over pitched device memory; destroyed with the owner.
 class TextureObject {
  public:
