@@ -2,55 +2,20 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace parfilter {
 
 namespace detail {
-namespace {
-/// A transparent huge page on x86-64 and most Linux targets.
-constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-/// Buffers from this size on get huge pages (a 4K gray plane, 8 MB, is the smallest image
-/// worth it); the rounding up wastes less than one huge page of address space.
-constexpr std::size_t kHugePageMinBytes = 2 * kHugePageBytes;
+// Plain operator new. 2 MiB-aligned buffers advised MADV_HUGEPAGE (fewer page faults on first
+// touch) were tried: faster on average on the 2-vCPU VM, but some single-thread runs stalled
+// for tens of milliseconds (sobel 29 ms instead of 7, open 78 instead of 10), cause not found.
+void* allocate_samples(std::size_t bytes) { return ::operator new(bytes); }
 
-bool wants_huge_pages(std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  return bytes >= kHugePageMinBytes;
-#else
-  (void)bytes;
-  return false;
-#endif
-}
-}  // namespace
-
-void* allocate_samples(std::size_t bytes) {
-  if (!wants_huge_pages(bytes)) return ::operator new(bytes);
-  const std::size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  void* p = std::aligned_alloc(kHugePageBytes, rounded);
-  if (p == nullptr) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // Only advice: where THP is off (or "never") the buffer simply keeps small pages.
-  (void)::madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
-void free_samples(void* p, std::size_t bytes) noexcept {
-  if (wants_huge_pages(bytes)) {
-    std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): from std::aligned_alloc
-  } else {
-    ::operator delete(p);
-  }
-}
+void free_samples(void* p, std::size_t /*bytes*/) noexcept { ::operator delete(p); }
 }  // namespace detail
 
 Image::Image(int width, int height, int channels)

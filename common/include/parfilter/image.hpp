@@ -13,9 +13,8 @@
 namespace parfilter {
 
 namespace detail {
-/// Storage for image samples (image.cpp): large buffers are aligned to and advised for
-/// transparent huge pages where the OS has them, so that first touching a 25 MB output costs
-/// a dozen page faults rather than thousands.
+/// Storage for image samples (image.cpp), out of line so that the allocation policy can
+/// change without recompiling every user of Image.
 [[nodiscard]] void* allocate_samples(std::size_t bytes);
 void free_samples(void* p, std::size_t bytes) noexcept;
 }  // namespace detail
