@@ -1,21 +1,18 @@
 // Small rectangles (within 5 x 5) of RGBA images for the vhgw variant: van Herk/Gil-Werman
-// saves nothing over 3 or 5 values, so a thread takes a quad (four pixels, one 16-byte load per
-// row plus the quads beside it) and slides down the rows, keeping the last rows' horizontal
-// extrema in registers. Pixels are split into 16-bit lanes (two VIMNMX per extremum).
+// saves nothing over 3 or 5 values, so the rectangle runs on sharpen's quad stencil
+// (quad_stencil.cuh): a thread per quad slides down 8 rows, each row read once (its 16-byte
+// quad and R words on each side) and kept as its horizontal extrema in a ring of 2R + 1 rows.
+// Pixels are split into 16-bit lanes (two VIMNMX per extremum).
 #include "internal.hpp"
 #include "morphology_common.cuh"
+#include "quad_stencil.cuh"
 
 namespace parfilter::cuda {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr int kRows = 16;  ///< output rows per thread
+constexpr int kRows = 8;  ///< output rows per thread
 constexpr int kRgba = 4;
-
-/// Quad qx and the quads beside it lie inside a row of `width` pixels.
-__host__ __device__ bool small_interior(int qx, int width) {
-  return qx >= 1 && kQuadPixels * qx + 2 * kQuadPixels <= width;
-}
 
 /// The edge columns, a thread per pixel, pixels outside the image ignored.
 template <MorphOp Op>
@@ -35,77 +32,103 @@ __global__ void small_rect_edge_kernel(DeviceImage in, DeviceImage out, MorphRec
   store_result<kRgba>(out, in, x, y, acc);
 }
 
-/// R: the rectangle lies within columns -R..R and spans at most 2R + 1 rows.
+/// bytes 3 of two words into bytes 0 and 1 (__byte_perm), and the low halves of two words
+constexpr unsigned int kAlphaBytes = 0x0073U;
+constexpr unsigned int kLowHalves = 0x5410U;
+constexpr unsigned int kRgbBytes = 0x0210U;  ///< bytes 0..2 of the first word, byte 3 chosen
+
+/// The alpha bytes of a quad's four pixels, pixel p in byte p.
+__device__ __forceinline__ std::uint32_t quad_alphas(std::uint32_t w0, std::uint32_t w1,
+                                                     std::uint32_t w2, std::uint32_t w3) {
+  return __byte_perm(__byte_perm(w0, w1, kAlphaBytes), __byte_perm(w2, w3, kAlphaBytes),
+                     kLowHalves);
+}
+
+/// The rectangle as a quad stencil (R: it lies within columns -R..R and spans at most
+/// 2R + 1 rows). The ring keeps each row's horizontal extrema over the rectangle's columns, in
+/// 16-bit lanes, and its alpha bytes (the output's alpha is row y's, usually in the ring);
+/// output row y takes the last h rows (y + y0 .. y + y1 - 1). Rows outside the image read as
+/// the neutral value, as a constant border.
 template <MorphOp Op, int R>
-__global__ void __launch_bounds__(kThreads)
-    morph_small_kernel(DeviceImage in, DeviceImage out, MorphRect rect, bool combine) {
+struct SmallRectStencil {
   using M = SplitMorph<Op>;
-  constexpr int kSpan = 2 * R + 1;
-  const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  // Edge quads are small_rect_edge_kernel's; no barrier or shuffle below.
-  if (!small_interior(qx, in.width)) return;
-  const int y0 = static_cast<int>(blockIdx.y) * kRows;
-  const int y1 = min(y0 + kRows, in.height);
-  const int h = rect.y1 - rect.y0;
-  const uint2 neutral = make_uint2(M::kNeutral, M::kNeutral);
-  uint2 ring[kSpan][kQuadPixels];  // horizontal extrema of the last rows, newest last
+  static constexpr int kSide = R;  // RGBA: a word per pixel
+  static constexpr int kSpan = 2 * R + 1;
+  struct Row {
+    uint2 p[kQuadPixels];
+    std::uint32_t alpha;
+  };
+  int top;
+  BorderMode border;
+  MorphRect rect;
+  bool combine;
+  DeviceImage in;
+  DeviceImage out;
+
+  __device__ __forceinline__ Row row(const QuadStream<kRgba, kSide>& stream) const {
+    uint2 px[kQuadPixels + 2 * R];  // pixels x0 - R .. x0 + 3 + R
 #pragma unroll
-  for (int k = 0; k < kSpan; ++k) {
-#pragma unroll
-    for (int p = 0; p < kQuadPixels; ++p) ring[k][p] = neutral;
-  }
-  for (int r = y0 + rect.y0; r <= y1 - 1 + rect.y1 - 1; ++r) {
-#pragma unroll
-    for (int k = 0; k + 1 < kSpan; ++k) {
-#pragma unroll
-      for (int p = 0; p < kQuadPixels; ++p) ring[k][p] = ring[k + 1][p];
-    }
-    if (r < 0 || r >= in.height) {
-#pragma unroll
-      for (int p = 0; p < kQuadPixels; ++p) ring[kSpan - 1][p] = neutral;
-    } else {
-      const auto* row = reinterpret_cast<const uint4*>(row_of(in, r));
-      const uint4 left = __ldg(row + qx - 1);
-      const uint4 mid = __ldg(row + qx);
-      const uint4 right = __ldg(row + qx + 1);
-      const std::uint32_t px[3 * kQuadPixels] = {left.x,  left.y,  left.z,  left.w,
-                                                 mid.x,   mid.y,   mid.z,   mid.w,
-                                                 right.x, right.y, right.z, right.w};
-      uint2 split_px[kQuadPixels + 2 * R];  // pixels x0 - R .. x0 + 3 + R
-#pragma unroll
-      for (int k = 0; k < kQuadPixels + 2 * R; ++k) split_px[k] = split(px[kQuadPixels - R + k]);
-#pragma unroll
-      for (int p = 0; p < kQuadPixels; ++p) {
-        uint2 acc = neutral;
-#pragma unroll
-        for (int i = -R; i <= R; ++i) {
-          if (i >= rect.x0 && i < rect.x1) acc = M::combine(acc, split_px[p + i + R]);
-        }
-        ring[kSpan - 1][p] = acc;
-      }
-    }
-    const int y = r - rect.y1 + 1;  // the output row whose window ends at row r
-    if (y < y0) continue;
-    const auto* centre = reinterpret_cast<const uint4*>(row_of(in, y)) + qx;
-    const uint4 alpha = __ldg(centre);
-    const std::uint32_t alphas[kQuadPixels] = {alpha.x, alpha.y, alpha.z, alpha.w};
-    std::uint32_t result[kQuadPixels];
-    const uint4 previous = combine ? reinterpret_cast<const uint4*>(row_of(out, y))[qx] : uint4{};
-    const std::uint32_t before[kQuadPixels] = {previous.x, previous.y, previous.z, previous.w};
+    for (int k = 0; k < kQuadPixels + 2 * R; ++k) px[k] = split(stream.w[k]);
+    Row result;
 #pragma unroll
     for (int p = 0; p < kQuadPixels; ++p) {
-      uint2 acc = neutral;
+      uint2 acc = make_uint2(M::kNeutral, M::kNeutral);
+#pragma unroll
+      for (int i = -R; i <= R; ++i) {
+        if (i >= rect.x0 && i < rect.x1) acc = M::combine(acc, px[p + i + R]);
+      }
+      result.p[p] = acc;
+    }
+    result.alpha = quad_alphas(stream.w[R], stream.w[R + 1], stream.w[R + 2], stream.w[R + 3]);
+    return result;
+  }
+
+  __device__ __forceinline__ Quad<kRgba> output(const Row (&ring)[kSpan], int qx, int y) const {
+    const int h = rect.y1 - rect.y0;
+    const int centre = kSpan - rect.y1;  // ring slot of row y, if the ring holds it
+    std::uint32_t alpha = 0;
+    if (centre >= 0 && centre < kSpan) {
 #pragma unroll
       for (int k = 0; k < kSpan; ++k) {
-        if (k >= kSpan - h) acc = M::combine(acc, ring[k][p]);
+        if (k == centre) alpha = ring[k].alpha;  // a select per slot: no local memory
+      }
+    } else {
+      const Quad<kRgba> q = load_quad<kRgba>(row_of(in, y), qx);
+      alpha = quad_alphas(q.w[0], q.w[1], q.w[2], q.w[3]);
+    }
+    const uint4 previous = combine ? reinterpret_cast<const uint4*>(row_of(out, y))[qx] : uint4{};
+    const std::uint32_t before[kQuadPixels] = {previous.x, previous.y, previous.z, previous.w};
+    Quad<kRgba> result;
+#pragma unroll
+    for (int p = 0; p < kQuadPixels; ++p) {
+      uint2 acc = make_uint2(M::kNeutral, M::kNeutral);
+#pragma unroll
+      for (int k = 0; k < kSpan; ++k) {
+        if (k >= kSpan - h) acc = M::combine(acc, ring[k].p[p]);
       }
       std::uint32_t v = merge_lanes(acc.x, acc.y);
       if (combine) v = Morph<Op>::combine(v, before[p]);
-      result[p] = with_alpha(v, alphas[p]);
+      // Byte 3 from alpha's byte p (selector 4 + p picks bytes of the second word).
+      result.w[p] =
+          __byte_perm(v, alpha, kRgbBytes | static_cast<unsigned int>(kQuadPixels + p) << 12);
     }
-    reinterpret_cast<uint4*>(mutable_row(out, y))[qx] =
-        make_uint4(result[0], result[1], result[2], result[3]);
+    return result;
   }
+};
+
+template <MorphOp Op, int R>
+__global__ void __launch_bounds__(kThreads)
+    morph_small_kernel(DeviceImage in, DeviceImage out, MorphRect rect, bool combine) {
+  using S = SmallRectStencil<Op, R>;
+  constexpr auto kNeutralByte = static_cast<std::uint8_t>(Morph<Op>::kNeutral);
+  const S stencil{.top = rect.y1 - S::kSpan,
+                  .border = {BorderKind::constant, kNeutralByte},
+                  .rect = rect,
+                  .combine = combine,
+                  .in = in,
+                  .out = out};
+  // Side words with the quad: every row needs them here (measured faster than deferring).
+  quad_stencil_strip<kRgba, S, /*Defer=*/false>(in, out, stencil, kRows);
 }
 
 template <MorphOp Op, int R>
@@ -116,7 +139,7 @@ void launch_small(const DeviceImage& in, const DeviceImage& out, const MorphRect
   morph_small_kernel<Op, R><<<grid, kThreads, 0, stream>>>(in, out, rect, combine);
   CUDA_CHECK_LAUNCH("morph_small_kernel");
   const EdgeColumns edges =
-      edge_columns(in.width, [&](int qx) { return small_interior(qx, in.width); });
+      edge_columns(in.width, [&](int qx) { return stream_interior<kRgba, R>(qx, in.width); });
   if (edges.count() > 0) {
     small_rect_edge_kernel<Op>
         <<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(

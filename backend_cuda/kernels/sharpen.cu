@@ -1,11 +1,11 @@
 // sharpen = sat(5 c - up - down - left - right) per channel, alpha copied, in three variants:
 //   naive  - a thread per sample, five bordered reads;
 //   vector - a thread per quad (four pixels, one 16-byte load for RGBA) sliding down several
-//            rows; the five neighbours are whole words and the arithmetic runs on two samples
-//            per register (16-bit lanes, offset by 1020 so no lane borrows), then saturates
-//            with the 16-bit min/max instructions and packs back to bytes;
+//            rows (quad_stencil.cuh); the five neighbours are whole words and the arithmetic runs
+//            on two samples per register (16-bit lanes, offset by 1020 so no lane borrows), then
+//            saturates with the 16-bit min/max instructions and packs back to bytes;
 //   tile   - a shared-memory tile with a 1-pixel apron, a thread per pixel.
-#include "device_common.cuh"
+#include "quad_stencil.cuh"
 
 namespace parfilter::cuda {
 namespace {
@@ -52,26 +52,6 @@ __device__ __forceinline__ std::uint32_t sharpen_word(std::uint32_t c, std::uint
   return merge_lanes(even, odd);
 }
 
-/// Quad qx of row y through the vertical border (a constant row is V everywhere).
-template <int C>
-__device__ __forceinline__ Quad<C> bordered_quad(const DeviceImage& in, int qx, int y,
-                                                 BorderMode border) {
-  const int by = border_index_dev(y, in.height, border.kind);
-  if (by < 0) {
-    Quad<C> q;
-#pragma unroll
-    for (int i = 0; i < C; ++i) q.w[i] = splat_byte(border.value);
-    return q;
-  }
-  return load_quad<C>(row_of(in, by), qx);
-}
-
-/// The word before quad qx and the word after it lie inside a row of `width` pixels.
-template <int C>
-__host__ __device__ bool vector_interior(int qx, int width) {
-  return qx >= 1 && (C * qx + C + 1) * kQuadPixels <= width * C;
-}
-
 /// The vector kernel's edge columns, a thread per pixel.
 template <int C>
 __global__ void sharpen_edge_kernel(DeviceImage in, DeviceImage out, BorderMode border,
@@ -85,39 +65,38 @@ __global__ void sharpen_edge_kernel(DeviceImage in, DeviceImage out, BorderMode 
     mutable_row(out, y)[x * C + c] = sharpen_sample<C>(in, x, y, c, border);
 }
 
+/// The vector kernel as a quad stencil: the ring keeps three rows' streams (the quad and the
+/// word on each side), the centre row's side words give the left and right neighbours.
 template <int C>
-__global__ void sharpen_vector_kernel(DeviceImage in, DeviceImage out, BorderMode border) {
-  const int qx = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y0 = static_cast<int>(blockIdx.y) * kVectorRows;
-  if (!vector_interior<C>(qx, in.width)) return;  // sharpen_edge_kernel's
-  const int y1 = min(y0 + kVectorRows, in.height);
-  Quad<C> up = bordered_quad<C>(in, qx, y0 - 1, border);
-  Quad<C> centre = load_quad<C>(row_of(in, y0), qx);
-  Quad<C> down = bordered_quad<C>(in, qx, y0 + 1, border);
-  for (int y = y0; y < y1; ++y) {
-    // The row after next is loaded now, so its latency overlaps this row's work.
-    Quad<C> after = down;
-    if (y + 1 < y1) after = bordered_quad<C>(in, qx, y + 2, border);
-    const auto* words = reinterpret_cast<const std::uint32_t*>(row_of(in, y)) + C * qx;
-    // The centre row as a byte stream: the word before the quad, the quad, the word after.
-    std::uint32_t stream[C + 2];
-    stream[0] = __ldg(words - 1);
-#pragma unroll
-    for (int m = 0; m < C; ++m) stream[m + 1] = centre.w[m];
-    stream[C + 1] = __ldg(words + C);
+struct SharpenStencil {
+  static constexpr int kSide = 1;
+  static constexpr int kSpan = 3;
+  using Row = QuadStream<C, kSide>;
+  int top = -1;
+  BorderMode border;
+  __device__ __forceinline__ Row row(const Row& stream) const { return stream; }
+  __device__ __forceinline__ Quad<C> output(const Row (&ring)[kSpan], int /*qx*/, int /*y*/) const {
+    const Row& up = ring[0];
+    const Row& centre = ring[1];
+    const Row& down = ring[2];
     Quad<C> result;
 #pragma unroll
     for (int m = 0; m < C; ++m) {
-      const int at = kQuadPixels * (m + 1);  // byte offset of word m in the stream
-      result.w[m] = sharpen_word(centre.w[m], up.w[m], down.w[m], stream_word(stream, at - C),
-                                 stream_word(stream, at + C));
-      if (C == 4) result.w[m] = with_alpha(result.w[m], centre.w[m]);
+      const int at = kQuadPixels * (m + kSide);  // byte offset of word m in the stream
+      const std::uint32_t c = centre.w[m + kSide];
+      result.w[m] = sharpen_word(c, up.w[m + kSide], down.w[m + kSide],
+                                 stream_word(centre.w, at - C), stream_word(centre.w, at + C));
+      if (C == 4) result.w[m] = with_alpha(result.w[m], c);
     }
-    store_quad<C>(mutable_row(out, y), qx, result);
-    up = centre;
-    centre = down;
-    down = after;
+    return result;
   }
+};
+
+template <int C>
+__global__ void sharpen_vector_kernel(DeviceImage in, DeviceImage out, BorderMode border) {
+  // Side words once the neighbours' quads are in L1 (measured faster than with the quad).
+  quad_stencil_strip<C, SharpenStencil<C>, /*Defer=*/true>(
+      in, out, SharpenStencil<C>{.border = border}, kVectorRows);
 }
 
 template <int C>
@@ -171,8 +150,9 @@ void launch_sharpen(SharpenVariant variant, const DeviceImage& in, const DeviceI
         const dim3 grid(blocks_for((in.width + kQuadPixels - 1) / kQuadPixels, kBlock),
                         blocks_for(in.height, kVectorRows));
         sharpen_vector_kernel<C><<<grid, kBlock, 0, stream>>>(in, out, border);
-        const EdgeColumns edges =
-            edge_columns(in.width, [&](int qx) { return vector_interior<C>(qx, in.width); });
+        const EdgeColumns edges = edge_columns(in.width, [&](int qx) {
+          return stream_interior<C, SharpenStencil<C>::kSide>(qx, in.width);
+        });
         if (edges.count() > 0) {
           sharpen_edge_kernel<C>
               <<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(
