@@ -272,7 +272,7 @@ class CudaBackend final : public Backend {
     if (pending.downloading) {
       const DeviceImage& out = pending.result.image;
       const auto unstaging = Clock::now();
-      output.image = Image(out.width, out.height, out.channels);
+      output.image = Image::uninitialized(out.width, out.height, out.channels);
       std::memcpy(output.image.data(), ws.host_output.get(), output.image.size_bytes());
       unstaging_ms = ms_since(unstaging);
     }

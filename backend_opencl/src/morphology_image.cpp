@@ -104,7 +104,7 @@ Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
            se.anchor_x, se.anchor_y, clip);
     source = 1 - source;
   }
-  Image out(setup.width, setup.height, setup.channels);
+  auto out = Image::uninitialized(setup.width, setup.height, setup.channels);
   check(clEnqueueReadImage(rt.queue(), images[source].get(), CL_TRUE, origin, region,
                            static_cast<std::size_t>(out.stride()), 0, out.data(), 0, nullptr,
                            rt.track(Runtime::Stage::download)),
