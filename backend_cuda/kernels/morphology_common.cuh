@@ -72,6 +72,14 @@ struct SplitMorph {
       return make_uint2(__vmaxu2(a.x, b.x), __vmaxu2(a.y, b.y));
     }
   }
+  /// The same for one half (one register of two 16-bit lanes).
+  __device__ static __forceinline__ std::uint32_t combine1(std::uint32_t a, std::uint32_t b) {
+    if constexpr (Op == MorphOp::erode) {
+      return __vminu2(a, b);
+    } else {
+      return __vmaxu2(a, b);
+    }
+  }
 };
 
 __device__ __forceinline__ uint2 split(std::uint32_t w) {

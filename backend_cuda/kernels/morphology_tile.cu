@@ -11,11 +11,15 @@
 //
 // Pixels are kept split in two registers of 16-bit lanes (bytes 0 and 2, bytes 1 and 3), so an
 // extremum of two pixels is two VIMNMX instructions.
+//
+// Rectangles up to 32 x 32 take the register kernel of morphology_vhgw_registers.cuh instead
+// (2.2x faster at 31 x 31); this strip kernel remains for the larger ones.
 #include <algorithm>
 #include <mutex>
 
 #include "internal.hpp"
 #include "morphology_common.cuh"
+#include "morphology_vhgw_registers.cuh"
 
 namespace parfilter::cuda {
 namespace {
@@ -182,6 +186,7 @@ void launch_strip(const DeviceImage& in, const DeviceImage& out, const MorphRect
 
 bool launch_morphology_vhgw_tile(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                                  const MorphRect& rect, bool combine, cudaStream_t stream) {
+  if (vhgw_registers::try_launch(op, in, out, rect, combine, stream)) return true;
   const std::size_t bytes = shared_bytes(rect);
   if (rect.x1 - rect.x0 - 1 > (kLoadsPerRow - 1) * kStripWidth || bytes > kMaxSharedBytes ||
       bytes > static_cast<std::size_t>(max_shared_bytes())) {
