@@ -20,4 +20,11 @@ inline constexpr LumaWeights kYcrcbWeights{ycrcb::kR2Y, ycrcb::kG2Y, ycrcb::kB2Y
 void rgb_luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels,
                   LumaWeights w);
 
+/// Colour equalization of the first pixels of an RGB row (3 channels), given each pixel's
+/// YCrCb luma and its equalized luma: the exact round trip of equalize_color_rows, vectorized
+/// where the CPU has AVX2 (row_kernels_ycrcb.cpp). Returns how many pixels it wrote (a
+/// multiple of the vector width, 0 without AVX2); the caller finishes the row.
+int equalize_rgb_vector(const std::uint8_t* in, const std::uint8_t* luma,
+                        const std::uint8_t* new_luma, std::uint8_t* out, int width);
+
 }  // namespace parfilter::kernels::detail

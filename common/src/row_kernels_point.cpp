@@ -198,11 +198,19 @@ void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRan
   const bool has_alpha = channels > kRgbChannels;
   const ChromaTables tables;
   std::vector<std::uint8_t> luma(static_cast<std::size_t>(width));
+  std::vector<std::uint8_t> new_luma(static_cast<std::size_t>(width));
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
     rgb_luma_row(in, luma.data(), width, channels, kYcrcbWeights);
-    for (int x = 0; x < width; ++x) {
+    int x = 0;
+    if (channels == kRgbChannels) {
+      for (int i = 0; i < width; ++i) {
+        new_luma[static_cast<std::size_t>(i)] = lut[luma[static_cast<std::size_t>(i)]];
+      }
+      x = detail::equalize_rgb_vector(in, luma.data(), new_luma.data(), out, width);
+    }
+    for (; x < width; ++x) {
       const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(x) * channels;
       const int old_luma = luma[static_cast<std::size_t>(x)];
       const int new_luma = lut[static_cast<std::size_t>(old_luma)];
