@@ -233,36 +233,40 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
                                            doubling_storage.data() + padded_samples};
   ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height);
 
-  for (int y0 = rows.begin; y0 < rows.end; y0 += kVhgwLanes) {
-    const int lanes = std::min(kVhgwLanes, rows.end - y0);
-    // With no source bytes no window reaches the image: the padded rows stay neutral.
-    for (int lane = 0; lane < lanes && source.bytes() > 0; ++lane) {
-      std::uint8_t* column_out = padded[lane] + column_offset;
-      if (vhgw_columns) {
-        columns.next(column_out);
+  // Row y's column pass into padded row p. With no source bytes no window reaches the image:
+  // the padded rows stay neutral.
+  const auto column_pass = [&](int y, std::uint8_t* p) {
+    if (source.bytes() == 0) return;
+    if (vhgw_columns) {
+      columns.next(p + column_offset);
+    } else {
+      plain_column<Op>(source, y, r, src.height(), p + column_offset);
+    }
+  };
+  if (!vhgw_row) {
+    // One row at a time: its padded row is read back by the row pass from L1.
+    for (int y = rows.begin; y < rows.end; ++y) {
+      column_pass(y, padded[0]);
+      if (doubling_row_pass) {
+        doubling_row<Op>(padded[0], doubling_spare, dst.row(y), samples, padded_samples, channels,
+                         r.width, overwrite);
       } else {
-        plain_column<Op>(source, y0 + lane, r, src.height(), column_out);
+        plain_row<Op>(padded[0], dst.row(y), samples, channels, r.width, overwrite);
       }
     }
-    if (vhgw_row) {
-      // Straight into dst when overwriting; lanes past the block go to scratch rows.
-      std::uint8_t* targets[kVhgwLanes];
-      for (int lane = 0; lane < kVhgwLanes; ++lane) {
-        targets[lane] = overwrite && lane < lanes ? dst.row(y0 + lane) : out[lane];
-      }
-      detail::row_vhgw<Op>(padded, targets, width, channels, r.width, padded_pixels, scratch);
-      for (int lane = 0; lane < lanes && !overwrite; ++lane) {
-        combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples);
-      }
-    } else if (doubling_row_pass) {
-      for (int lane = 0; lane < lanes; ++lane) {
-        doubling_row<Op>(padded[lane], doubling_spare, dst.row(y0 + lane), samples, padded_samples,
-                         channels, r.width, overwrite);
-      }
-    } else {
-      for (int lane = 0; lane < lanes; ++lane) {
-        plain_row<Op>(padded[lane], dst.row(y0 + lane), samples, channels, r.width, overwrite);
-      }
+    return;
+  }
+  for (int y0 = rows.begin; y0 < rows.end; y0 += kVhgwLanes) {
+    const int lanes = std::min(kVhgwLanes, rows.end - y0);
+    for (int lane = 0; lane < lanes; ++lane) column_pass(y0 + lane, padded[lane]);
+    // Straight into dst when overwriting; lanes past the block go to scratch rows.
+    std::uint8_t* targets[kVhgwLanes];
+    for (int lane = 0; lane < kVhgwLanes; ++lane) {
+      targets[lane] = overwrite && lane < lanes ? dst.row(y0 + lane) : out[lane];
+    }
+    detail::row_vhgw<Op>(padded, targets, width, channels, r.width, padded_pixels, scratch);
+    for (int lane = 0; lane < lanes && !overwrite; ++lane) {
+      combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples);
     }
   }
 }
