@@ -108,7 +108,7 @@ std::optional<ThreadedBackends> make_threaded(std::string_view name, const Args&
   return result;
 }
 
-/// What one group of contenders is timed in turns for: an implementation at a thread count.
+/// One of the contenders timed at a thread count: an implementation.
 struct Contender {
   std::string impl;
   int threads;
@@ -158,7 +158,7 @@ class Bench {
   void measure(Report& report, const std::string& label, const std::vector<Contender>& group) {
     std::vector<std::function<void()>> runs;
     for (const auto& contender : group) runs.push_back(contender.run);
-    const std::vector<TimingStats> stats = time_in_turns(runs, args_.plan);
+    const std::vector<TimingStats> stats = time_contenders(runs, args_.plan);
     for (std::size_t c = 0; c < group.size(); ++c) {
       report.add(label, group[c].impl, group[c].threads, stats[c]);
     }
@@ -212,7 +212,7 @@ int run_bench(int argc, char** argv) {
   app.add_option("--budget-ms", args.plan.budget_ms,
                  "fewer repeats (at least 3) for an op slower than this over all repeats")
       ->capture_default_str();
-  app.add_option("--settle-ms", args.plan.settle_ms, "idle time after each run")
+  app.add_option("--settle-ms", args.plan.settle_ms, "idle time after each contender")
       ->capture_default_str();
   app.add_option("--csv", args.csv, "CSV output file")->capture_default_str();
   app.add_option("--only", args.only, "only ops whose label contains one of these")->delimiter(',');

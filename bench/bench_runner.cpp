@@ -251,7 +251,7 @@ void Runner::run_case(const Case& c, const Image& image, std::size_t thread_inde
   std::vector<std::function<void()>> runs;
   for (const Contender& k : working) runs.push_back(k.run);
   const BackgroundLoad background;
-  const std::vector<TimingStats> stats = time_in_turns(runs, plan);
+  const std::vector<TimingStats> stats = time_contenders(runs, plan);
   const std::optional<double> others = background.cores();
   if (!reports()) return;
   // The limits first: a limit measured for the first time adds its own row, before this case's.

@@ -24,9 +24,9 @@ std::string default_machine() {
          std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
 }
 
-/// Idle time after each run: OpenMP's and OpenCV's idle workers spin for a while after a
-/// parallel region, and on a machine with few cores that takes the cores the next contender
-/// needs (4 ms instead of 0.2 ms at 256x256 on a 2-core VM); 20 ms lets them sleep.
+/// Idle time after each contender's runs: OpenMP's and OpenCV's idle workers spin for a while
+/// after a parallel region, and on a machine with few cores that takes the cores the next
+/// contender needs (4 ms instead of 0.2 ms at 256x256 on a 2-core VM); 20 ms lets them sleep.
 constexpr double kSettleMs = 20.0;
 
 struct Args {
@@ -78,7 +78,7 @@ void add_options(CLI::App& app, Args& args) {
       ->capture_default_str()
       ->multi_option_policy(last);
   app.add_option("--settle-ms", plan.settle_ms,
-                 "idle time after each run (0 for a GPU-only run: nothing spins to wait for)")
+                 "idle time after each contender (0 for a GPU-only run: nothing spins to wait for)")
       ->capture_default_str()
       ->multi_option_policy(last);
   app.add_flag("!--no-peers", args.runner.peers, "no OpenCV, no NPP");

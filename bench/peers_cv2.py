@@ -107,15 +107,13 @@ def counterpart(op, src, se):
 
 
 def timed(work, plan):
-    """As bench/timing.cpp's time_in_turns for one contender: warm-up runs, then repeats (fewer
-    where the last warm-up run says they would take over the budget, never under
-    min_repeats), with plan.settle_ms of idle time after every run, timed or not."""
+    """As bench/timing.cpp's time_contenders for one contender: warm-up runs, then repeats
+    back to back (fewer where the last warm-up run says they would take over the budget, never
+    under min_repeats); plan.settle_ms of idle time follows the last run."""
     def run():
         start = time.perf_counter()
         work()
-        ms = (time.perf_counter() - start) * MS_PER_S
-        time.sleep(plan.settle_ms / MS_PER_S)
-        return ms
+        return (time.perf_counter() - start) * MS_PER_S
 
     last_warmup = 0.0
     for _ in range(plan.warmup):
@@ -124,6 +122,7 @@ def timed(work, plan):
     if plan.budget_ms > 0 and last_warmup * repeats > plan.budget_ms:
         repeats = max(min(plan.min_repeats, plan.repeats), int(plan.budget_ms / last_warmup))
     samples = [run() for _ in range(repeats)]
+    time.sleep(plan.settle_ms / MS_PER_S)
     return statistics.median(samples), min(samples), max(samples), len(samples)
 
 

@@ -1,7 +1,6 @@
-// Timing for benchmarks: a few warm-up runs, then repeats, summarized by median, min and max;
-// several contenders are timed in turns, so that the machine's drift (another process, the
-// clock frequency) affects them alike. Shared by the benchmark programs in bench/; nothing
-// here knows about ops or backends.
+// Timing for benchmarks: a few warm-up runs, then repeats back to back, summarized by median,
+// min and max; several contenders one after another, each with its own warm-up. Shared by the
+// benchmark programs in bench/; nothing here knows about ops or backends.
 #pragma once
 
 #include <functional>
@@ -17,8 +16,9 @@ struct TimingPlan {
   /// about this long in all (estimated from the last warm-up run).
   double budget_ms = 0.0;
   int min_repeats = 3;
-  /// Idle time after every run, untimed: a framework whose idle workers spin for a while
-  /// (OpenMP's, OpenCV's) then does not take cores from the next run.
+  /// Idle time after each contender's runs, untimed: a framework whose idle workers spin for
+  /// a while (OpenMP's, OpenCV's) then does not take cores from the next contender's warm-up.
+  /// Never between the runs of one contender (see time_contenders).
   double settle_ms = 0.0;
 };
 
@@ -56,10 +56,10 @@ class BackgroundLoad {
 /// Runs `work` plan.warmup times untimed, then plan.repeats times timed (steady clock).
 [[nodiscard]] TimingStats time_ms(const std::function<void()>& work, const TimingPlan& plan);
 
-/// The same for several contenders in turns: each warm-up round and each timed round runs
-/// every contender once, in order. The budget applies to one contender's repeats (the
-/// slowest's estimate decides for all). Returns one TimingStats per contender.
-[[nodiscard]] std::vector<TimingStats> time_in_turns(
+/// The same for several contenders, one after another: each runs its warm-ups and then its
+/// repeats back to back (the budget applies to each from its own last warm-up run), followed
+/// by plan.settle_ms of idle time. Returns one TimingStats per contender.
+[[nodiscard]] std::vector<TimingStats> time_contenders(
     const std::vector<std::function<void()>>& contenders, const TimingPlan& plan);
 
 }  // namespace parfilter::bench

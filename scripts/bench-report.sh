@@ -12,7 +12,7 @@
 #   --default  (the default) a few minutes on a 2-core VM
 #   --full     every section, sizes 256 to 8192 and the classic comparisons
 #              (about 5 minutes on a 2-core VM; about 4 on 16 cores with an H200)
-#   --settle-ms idle time after each timed run (parfilter-bench's default: 20 ms)
+#   --settle-ms idle time after each contender's runs (parfilter-bench's default: 20 ms)
 #   --build-only  build parfilter-bench in the build dir and stop (scripts/bench-gpu-settle.sh)
 #
 # Sections (the CSV's section column): scaling (every op against image size), se (erode and
