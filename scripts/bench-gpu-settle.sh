@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# An experiment for the GPU machine: does parfilter-bench's idle time after each run (20 ms by
-# default, so that OpenMP's and OpenCV's spinning workers leave the cores to the next
-# contender) inflate the GPU backends' times? After 20 ms idle the host thread may wake on a
-# slow clock and the GPU may have lowered its clocks; the CUDA backend's kernel time runs from
-# an event recorded after the upload's enqueue to one after the last kernel's, so a slow host
-# enqueueing the kernels counts as kernel time. Runs the CUDA and OpenCL backends alone (nothing
+# An experiment for the GPU machine: does parfilter-bench's idle time between contenders (20 ms
+# by default, so that OpenMP's and OpenCV's spinning workers leave the cores to the next
+# contender) change the GPU backends' times? Runs the CUDA and OpenCL backends alone (nothing
 # that spins) on gray and gaussian at 256, 1024 and 4096 RGBA, once with --settle-ms 20 and
-# once with --settle-ms 0, and prints the medians side by side.
+# once with --settle-ms 0, and prints the medians side by side. (Before commit 9f3840e the
+# idle time followed every run, not every contender; docs/RESULTS.md has both experiments.)
 #
 #   scripts/bench-gpu-settle.sh [--out DIR] [--no-build]
 #
