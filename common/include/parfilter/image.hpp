@@ -82,8 +82,8 @@ class BasicImageView {
 
   /// A const view of a mutable view.
   template <typename Other>
-    requires(!std::is_same_v<Other, Sample>)
-  BasicImageView(const BasicImageView<Other>& other)  // NOLINT(google-explicit-constructor)
+  requires(!std::is_same_v<Other, Sample>)
+      BasicImageView(const BasicImageView<Other>& other)  // NOLINT(google-explicit-constructor)
       : BasicImageView(other.first_row(), other.width(), other.height(), other.channels(),
                        other.stride(), other.rows()) {}
 
@@ -110,8 +110,9 @@ class BasicImageView {
   /// A narrower view over `sub`, which must lie inside rows().
   [[nodiscard]] BasicImageView slice(RowRange sub) const {
     assert(sub.begin >= rows_.begin && sub.end <= rows_.end);
-    return BasicImageView(first_row_ + static_cast<std::ptrdiff_t>(sub.begin - rows_.begin) * stride_,
-                          width_, height_, channels_, stride_, sub);
+    return BasicImageView(
+        first_row_ + static_cast<std::ptrdiff_t>(sub.begin - rows_.begin) * stride_, width_,
+        height_, channels_, stride_, sub);
   }
 
  private:
