@@ -25,6 +25,7 @@
 
 #include "parfilter/backends/mpi.hpp"
 #include "parfilter/image_io.hpp"
+#include "synthetic.hpp"
 
 namespace parfilter {
 namespace {
@@ -50,35 +51,6 @@ const std::map<std::string, std::pair<Op, OpParams>>& bench_ops() {
   return ops;
 }
 
-/// A deterministic RGB image with gradients, tiles and noise, so that every op does its
-/// ordinary work (no flat image that a threshold or a histogram finishes early).
-Image generated_image(int width, int height, std::uint32_t seed) {
-  constexpr int kTile = 48;
-  constexpr int kTileLift = 80;
-  constexpr int kNoiseMask = 31;
-  constexpr int kMaxSample = 255;
-  Image image(width, height, kRgb);
-  std::uint32_t state = seed | 1U;
-  for (int y = 0; y < height; ++y) {
-    std::uint8_t* row = image.row(y);
-    for (int x = 0; x < width; ++x) {
-      state ^= state << 13U;  // xorshift32
-      state ^= state >> 17U;
-      state ^= state << 5U;
-      const int lift = ((x / kTile) + (y / kTile)) % 2 == 0 ? 0 : kTileLift;
-      const int base[kRgb] = {x * kMaxSample / width, y * kMaxSample / height,
-                              (x + y) * kMaxSample / (width + height)};
-      for (int c = 0; c < kRgb; ++c) {
-        const auto noise = static_cast<int>((state >> (8U * static_cast<unsigned>(c))) &
-                                            static_cast<unsigned>(kNoiseMask));
-        row[x * kRgb + c] =
-            static_cast<std::uint8_t>(std::min(kMaxSample, base[c] / 2 + lift + noise));
-      }
-    }
-  }
-  return image;
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t mid = values.size() / 2;
@@ -97,7 +69,7 @@ struct ScalingArgs {
 void run_scaling(const ScalingArgs& args, int rank, int ranks) {
   const auto backend = make_mpi_backend(BackendOptions{args.threads, {}, {}});
   Image image;
-  if (rank == 0) image = generated_image(args.width, args.height, 1);
+  if (rank == 0) image = bench::synthetic_image(args.width, args.height, kRgb, 1);
   const ConstImageView input = rank == 0 ? std::as_const(image).view() : ConstImageView{};
   for (const std::string& name : args.ops) {
     const auto found = bench_ops().find(name);
@@ -135,7 +107,7 @@ void write_images(int count, const std::filesystem::path& dir, int rank, int ran
   std::filesystem::create_directories(dir);
   for (int i = rank; i < count; i += ranks) {
     const int* size = kSizes[(i * i + i / kSizeCount) % kSizeCount];
-    save_image(generated_image(size[0], size[1], static_cast<std::uint32_t>(i + 1)),
+    save_image(bench::synthetic_image(size[0], size[1], kRgb, static_cast<std::uint32_t>(i + 1)),
                dir / ("image" + std::to_string(i) + ".png"));
   }
 }

@@ -17,6 +17,7 @@
 #include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
+#include "synthetic.hpp"
 #include "timing.hpp"
 
 namespace parfilter::bench {
@@ -89,33 +90,6 @@ std::vector<BenchCase> bench_cases() {
           with("pool", Op::pool, plain)};
 }
 
-/// A deterministic image with gradients, tiles, edges and noise, so that every op does its
-/// ordinary work; alpha varies too.
-Image generated_image(int width, int height, int channels) {
-  Image image(width, height, channels);
-  std::uint32_t state = 0x2545F491U;
-  constexpr int kTile = 48;
-  constexpr int kTileStep = 80;
-  constexpr int kNoise = 24;
-  constexpr int kMaxSample = 255;
-  for (int y = 0; y < height; ++y) {
-    std::uint8_t* row = image.row(y);
-    for (int x = 0; x < width; ++x) {
-      state ^= state << 13U;  // xorshift32
-      state ^= state >> 17U;
-      state ^= state << 5U;
-      const int tile = ((x / kTile) + (y / kTile)) % 2 == 0 ? 0 : kTileStep;
-      for (int c = 0; c < channels; ++c) {
-        const int base = (c % 2 == 0 ? x * kMaxSample / width : y * kMaxSample / height);
-        const int noise = static_cast<int>((state >> (8U * static_cast<unsigned>(c))) % kNoise);
-        row[static_cast<std::size_t>(x) * channels + c] =
-            static_cast<std::uint8_t>((base + tile + noise) % (kMaxSample + 1));
-      }
-    }
-  }
-  return image;
-}
-
 Measured measure(Backend& backend, const BenchCase& c, const std::string& variant,
                  const Image& image, const TimingPlan& plan, double max_ms) {
   OpParams params = c.params;
@@ -181,8 +155,9 @@ std::string ratio(double numerator, double denominator) {
 }
 
 int run(const Args& args) {
-  const Image image = args.input.empty() ? generated_image(args.width, args.height, args.channels)
-                                         : load_image(args.input, {});
+  const Image image = args.input.empty()
+                          ? bench::synthetic_image(args.width, args.height, args.channels)
+                          : load_image(args.input, {});
   if (!args.write_image.empty()) {
     save_image(image, args.write_image);
     return 0;
