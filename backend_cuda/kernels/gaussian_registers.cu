@@ -40,10 +40,9 @@ struct Q5 {
   int q[kTaps];
 };
 
+/// A unit of P pixels of an RGBA row: one quad (device_common.cuh).
 template <int P>
-struct Words {
-  std::uint32_t w[P];
-};
+using Words = Quad<P>;
 
 /// Unit u (pixels P u .. P u + P - 1) of row y through the vertical border; zeros for a unit
 /// starting past the row (it feeds no output).
@@ -57,11 +56,7 @@ __device__ __forceinline__ Words<P> fetch(const DeviceImage& in, int u, int y, B
   } else if (u >= 0 && P * u < in.width) {
     // A unit starting inside the row ends inside its pitch (a multiple of 256 bytes).
     static_assert(P == 4, "one 16-byte load per row");
-    const uint4 v = __ldg(reinterpret_cast<const uint4*>(row_of(in, by)) + u);
-    r.w[0] = v.x;
-    r.w[1] = v.y;
-    r.w[2] = v.z;
-    r.w[3] = v.w;
+    r = load_quad<P>(row_of(in, by), u);
   } else {
 #pragma unroll
     for (int k = 0; k < P; ++k) r.w[k] = 0U;
