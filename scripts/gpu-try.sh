@@ -7,7 +7,8 @@
 #   scripts/gpu-try.sh [--op NAME] [--ncu KERNEL_REGEX] [--bench-grep REGEX]
 #
 #   --op NAME          cross-backend cases *cuda_NAME_* only (e.g. gaussian, sobel, erode)
-#   --ncu REGEX        profile the first launch of the kernel matching REGEX (sections as in
+#   --ncu REGEX        profile the first launch of the kernel matching REGEX at the GPU's own
+#                      clocks (ncu locks them to base otherwise; sections as in
 #                      gpu-profile.sh), report in $OUT/ncu.txt
 #   --bench-grep REGEX print only the benchmark rows matching REGEX (all rows are in bench.txt)
 # Build directory: $BUILD_DIR, default /tmp/build-<name of the source directory>.
@@ -50,13 +51,13 @@ tail -n 4 "$out/test_cuda.log"
   >"$out/cross.log" 2>&1 || status=1
 grep -E "FAILED|PASSED" "$out/cross.log" | head -n 20
 "$build/backend_cuda/parfilter-bench-cuda" >"$out/bench.txt" 2>&1 || status=1
-grep -iE "copy" "$out/bench.txt" | head -n 3
+grep -E "cudaMemcpy" "$out/bench.txt" | head -n 3
 grep -E "$bench_grep" "$out/bench.txt" | grep "^|" | head -n 40
 if [[ -n "$ncu_kernel" ]]; then
   sections=()
   for s in SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats MemoryWorkloadAnalysis \
            ComputeWorkloadAnalysis InstructionStats; do sections+=(--section "$s"); done
-  timeout 300 ncu --kernel-name "regex:$ncu_kernel" --launch-count 1 "${sections[@]}" \
+  timeout 300 ncu --clock-control none --print-details all --kernel-name "regex:$ncu_kernel" --launch-count 1 "${sections[@]}" \
     "$build/backend_cuda/parfilter-bench-cuda" >"$out/ncu.txt" 2>&1
   grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  " \
     "$out/ncu.txt" | head -n 12
