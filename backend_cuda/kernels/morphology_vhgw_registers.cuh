@@ -33,20 +33,31 @@ namespace parfilter::cuda::vhgw_registers {
 constexpr int kThreads = 128;      ///< threads per block; the strip is at most this wide
 constexpr int kStripRows = 256;    ///< output rows per block (h - 1 warm-up rows each)
 constexpr int kMaxChunkRows = 32;  ///< input rows per chunk, at most (whole segments)
-constexpr int kLoadsPerRow = 2;    ///< strip + apron <= 128 + 31 < 2 x kThreads
-constexpr int kMinBlocks = 3;      ///< 66 KB of shared memory per block at 31 x 31
+constexpr int kLoadsPerRow = 2;    ///< tile words per row <= 3 + 128 + 31 < 2 x kThreads
+constexpr int kQuad = 4;           ///< pixels per 16-byte copy (RGBA)
+constexpr int kMinBlocks = 4;      ///< 52 KB of shared memory and <= 128 registers at 31 x 31
 constexpr int kLargestSide = 32;   ///< longest side that fits the register arrays
-constexpr int kHalves = 2;         ///< 16-bit-lane halves of a pixel
-constexpr int kKeepBuffers = 2;    ///< the chunk's merge words and the next chunk's
+constexpr int kSuffixBatch = 8;    ///< suffix-scan loads issued together
+constexpr int kFixedSide = 31;     ///< RGBA squares of this side get a kernel of their own
+constexpr int kAcrossStride = kThreads + 1;  ///< words per row of horizontal results (odd)
+/// Bytes 0-2 of the first word, byte 3 of the second (__byte_perm selector): the alpha.
+constexpr unsigned int kAlphaFromSecond = 0x7210U;
+
+/// Words per tile row: a row starts at the quad holding its first input column (up to 3 words
+/// before it), then the widest line (128 + 31) and the scans' reads past it (up to column
+/// strip + 30, values unused). 4 mod 32: rows stay 16-byte aligned, and the 8 rows x 4
+/// segments of a warp's work items at w = 31 fall in 32 different banks.
+constexpr int kTileStride = 164;
+static_assert(kTileStride % 32 == kQuad && kTileStride >= kQuad + kThreads + kLargestSide);
+/// Words per row of merge words: the strip from its quad (up to 3 words before it).
+constexpr int kKeepStride = kThreads + kQuad;
 
 /// The launch's shape, fixed by the rectangle's size.
 struct Geometry {
-  int segments = 0;       ///< horizontal segments (of w columns) per strip
-  int strip = 0;          ///< output columns per block: segments x w
-  int line = 0;           ///< input columns per row: strip + w - 1
-  int tile_stride = 0;    ///< words per tile row: line rounded up to odd (no bank conflicts)
-  int chunk = 0;          ///< input rows per chunk: a multiple of h
-  int across_stride = 0;  ///< words per row of horizontal results (2 halves x 16 bits): odd
+  int segments = 0;  ///< horizontal segments (of w columns) per strip
+  int strip = 0;     ///< output columns per block: segments x w
+  int line = 0;      ///< input columns per row: strip + w - 1
+  int chunk = 0;     ///< input rows per chunk: a multiple of h
 };
 
 inline Geometry geometry_for(int w, int h) {
@@ -54,16 +65,14 @@ inline Geometry geometry_for(int w, int h) {
   g.segments = std::max(1, kThreads / w);
   g.strip = g.segments * w;
   g.line = g.strip + w - 1;
-  g.tile_stride = g.line | 1;
   g.chunk = std::max(1, kMaxChunkRows / h) * h;
-  g.across_stride = g.strip | 1;
   return g;
 }
 
-inline std::size_t shared_bytes(const Geometry& g) {
-  const auto chunk = static_cast<std::size_t>(g.chunk);
-  return sizeof(std::uint32_t) * chunk *
-         (g.tile_stride + g.across_stride + kKeepBuffers * kThreads);
+/// Tile, horizontal results and merge words of a chunk.
+inline std::size_t shared_bytes(int chunk) {
+  return sizeof(std::uint32_t) * static_cast<std::size_t>(chunk) *
+         static_cast<std::size_t>(kTileStride + kAcrossStride + kKeepStride);
 }
 
 /// cp.async of one 32-bit word from global into shared memory (sm_80+): the copy holds no
@@ -82,200 +91,323 @@ __device__ __forceinline__ void commit_copies() {
   asm volatile("cp.async.commit_group;\n" ::);
 #endif
 }
+/// Waits until at most the newest `Pending` groups of this thread's copies are in flight.
+template <int Pending>
 __device__ __forceinline__ void wait_copies() {
 #if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 #endif
 }
 
-/// Starts copying one chunk's input rows (strip plus apron) into `tile`, packed, neutral outside
-/// the image. RGBA pixels go by cp.async (no registers held, every copy in flight at once);
-/// 1- and 3-byte pixels are loaded and stored.
+/// 16-byte cp.async (RGBA quads; both addresses 16-byte aligned).
+__device__ __forceinline__ void copy_quad_async(std::uint32_t* dst, const std::uint8_t* src) {
+#if __CUDA_ARCH__ >= 800
+  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address), "l"(src)
+               : "memory");
+#else
+  *reinterpret_cast<uint4*>(dst) = __ldg(reinterpret_cast<const uint4*>(src));
+#endif
+}
+
+/// Where a block's copies of a row span start: the quad holding its first column.
+struct Span {
+  int first = 0;   ///< image column of the span's first word (a multiple of 4)
+  int offset = 0;  ///< words before the wanted first column (0..3)
+  int quads = 0;   ///< quads up to the wanted last column
+};
+__device__ __forceinline__ Span span_for(int first_column, int columns) {
+  Span sp;
+  sp.offset = first_column & (kQuad - 1);
+  sp.first = first_column - sp.offset;
+  sp.quads = (sp.offset + columns + kQuad - 1) / kQuad;
+  return sp;
+}
+
+/// Starts copying one chunk's input rows (strip plus apron, from the quad holding the first
+/// column) into `tile`, neutral outside the image. RGBA: a thread per quad of a row, by 16-byte
+/// cp.async (rows are 256-byte aligned; no registers held, every copy in flight at once), the
+/// quad across the right edge word by word; 1- and 3-byte pixels are loaded and stored.
 template <int C, MorphOp Op>
 __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t* tile,
-                                           const Geometry& g, int x_first, int y_first, int rows) {
+                                           const Span& sp, int y_first, int rows) {
+  constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
   const int tid = static_cast<int>(threadIdx.x);
-  for (int r = 0; r < rows; ++r) {
-    const int y = y_first + r;
-    const bool row_inside = y >= 0 && y < in.height;
-#pragma unroll
-    for (int k = 0; k < kLoadsPerRow; ++k) {
-      const int c = tid + k * kThreads;
-      const int xx = x_first + c;
-      if (c >= g.line) continue;
-      std::uint32_t* dst = tile + r * g.tile_stride + c;
-      if (!row_inside || xx < 0 || xx >= in.width) {
-        *dst = Morph<Op>::kNeutral;
-      } else if constexpr (C == 4) {
-        copy_word_async(dst, reinterpret_cast<const std::uint32_t*>(row_of(in, y)) + xx);
+  if constexpr (C == 4) {
+    const int passes = kThreads / sp.quads;  // rows per sweep of the block
+    const int quad = tid % sp.quads;
+    const int x = sp.first + kQuad * quad;
+    const bool whole = x >= 0 && x + kQuad <= in.width;
+    const bool partial = !whole && x >= 0 && x < in.width;
+    for (int r = tid / sp.quads; r < rows && tid < passes * sp.quads; r += passes) {
+      const int y = y_first + r;
+      std::uint32_t* dst = tile + r * kTileStride + kQuad * quad;
+      const bool row_inside = y >= 0 && y < in.height;
+      if (row_inside && whole) {
+        copy_quad_async(dst, row_of(in, y) + sizeof(std::uint32_t) * x);
+      } else if (row_inside && partial) {
+        const auto* src = reinterpret_cast<const std::uint32_t*>(row_of(in, y));
+        for (int i = 0; i < kQuad; ++i) {
+          if (x + i < in.width) {
+            copy_word_async(dst + i, src + x + i);
+          } else {
+            dst[i] = kNeutral;
+          }
+        }
       } else {
-        *dst = load_pixel<C>(row_of(in, y), xx);
+        *reinterpret_cast<uint4*>(dst) = make_uint4(kNeutral, kNeutral, kNeutral, kNeutral);
+      }
+    }
+  } else {
+    for (int r = 0; r < rows; ++r) {
+      const int y = y_first + r;
+      const bool row_inside = y >= 0 && y < in.height;
+#pragma unroll
+      for (int k = 0; k < kLoadsPerRow; ++k) {
+        const int c = tid + k * kThreads;
+        const int x = sp.first + c;
+        if (c >= kQuad * sp.quads) continue;
+        tile[r * kTileStride + c] =
+            row_inside && x >= 0 && x < in.width ? load_pixel<C>(row_of(in, y), x) : kNeutral;
       }
     }
   }
 }
 
-/// Starts copying, for each output row finished in a chunk, the word its result is merged
-/// with: the previous rectangles' result when combining (it already carries the input's alpha:
-/// the first rectangle copied it), else the input pixel (for its alpha).
-template <int C>
+/// Starts copying, for each output row finished in a chunk, the strip's words its results are
+/// merged with: the previous rectangles' result when combining (it already carries the input's
+/// alpha: the first rectangle copied it), else the input pixel (for its alpha). RGBA by 16-byte
+/// cp.async from the quad holding the strip's first column (quads from the last one in the
+/// image on are not needed; the one across the edge reads its row's padding, unused).
+template <int C, bool Combine>
 __device__ __forceinline__ void issue_keep(const DeviceImage& in, const DeviceImage& out,
-                                           bool combine, std::uint32_t* keep, int x, int y_out,
-                                           int q0, int h, int rows) {
-  if (!combine && C != 4) return;
-  const int tid = static_cast<int>(threadIdx.x);
-  // The fields, not a reference to either parameter (that would copy both to local memory).
-  const std::uint8_t* base = combine ? out.data : in.data;
-  const std::size_t pitch = combine ? out.pitch : in.pitch;
-  for (int r = max(0, h - 1 - q0); r < rows; ++r) {
-    const std::uint8_t* row = base + static_cast<std::size_t>(y_out + r) * pitch;
+                                           std::uint32_t* keep, const Span& sp, int y_out,
+                                           int first, int rows) {
+  if constexpr (Combine || C == 4) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const std::uint8_t* base = Combine ? out.data : in.data;
+    const std::size_t pitch = Combine ? out.pitch : in.pitch;
     if constexpr (C == 4) {
-      copy_word_async(keep + r * kThreads + tid, reinterpret_cast<const std::uint32_t*>(row) + x);
+      const int passes = kThreads / sp.quads;
+      const int quad = tid % sp.quads;
+      const int x = sp.first + kQuad * quad;
+      if (x >= in.width || tid >= passes * sp.quads) return;
+      for (int r = first + tid / sp.quads; r < rows; r += passes) {
+        copy_quad_async(
+            keep + r * kKeepStride + kQuad * quad,
+            base + static_cast<std::size_t>(y_out + r) * pitch + sizeof(std::uint32_t) * x);
+      }
     } else {
-      keep[r * kThreads + tid] = load_pixel<C>(row, x);
+      const int x = sp.first + sp.offset + tid;  // this thread's column (offset 0 here)
+      if (x >= in.width) return;
+      for (int r = first; r < rows; ++r) {
+        keep[r * kKeepStride + tid] =
+            load_pixel<C>(base + static_cast<std::size_t>(y_out + r) * pitch, x);
+      }
     }
   }
 }
 
-/// One 16-bit-lane half (two bytes in the low bytes of its lanes) as 16 bits.
-__device__ __forceinline__ std::uint16_t pack_half(std::uint32_t lanes) {
-  return static_cast<std::uint16_t>(__byte_perm(lanes, 0U, 0x0020));
+/// A pixel word for 16-bit-lane extrema: its low half is bytes 0 and 2 masked into the low
+/// bytes of their lanes; its high half is the word itself (a 16-bit lane's extremum carries the
+/// extremum of the lanes' high bytes, bytes 1 and 3, whatever their low bytes).
+constexpr std::uint32_t kLowBytes = 0x00FF00FFU;
+constexpr std::uint32_t kHighBytes = 0xFF00FF00U;
+__device__ __forceinline__ std::uint32_t low_half(std::uint32_t v) { return v & kLowBytes; }
+/// The pixel back from its halves' extrema (a low half's high bytes are zero: every extremum
+/// takes at least one masked value).
+__device__ __forceinline__ std::uint32_t join_halves(std::uint32_t low, std::uint32_t high) {
+  return (high & kHighBytes) | low;
 }
 
-template <int C, MorphOp Op, int Cap>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
-    vhgw_registers_kernel(DeviceImage in, DeviceImage out, MorphRect rect, bool combine,
-                          Geometry g) {
+/// Horizontal pass of one chunk: output column k w + i of a row is the extremum of segment k's
+/// suffix from i and segment k + 1's prefix up to i - 1. A work item per (row, segment), one
+/// half at a time (the low half's results stored, then joined with the high half's): the
+/// prefix of segment k + 1 into registers (Cap - 1 steps, unpredicated; entries past w - 2 are
+/// never used), then segment k's suffix downwards from w - 1, each step combined with its
+/// prefix entry and stored. Consecutive threads take consecutive segments, then rows (`tile`
+/// points at the first input column). With Fixed, w is Cap and no step is masked.
+template <MorphOp Op, int Cap, bool Fixed>
+__device__ __forceinline__ void horizontal(const std::uint32_t* tile, std::uint32_t* across,
+                                           const Geometry& g, int runtime_w, int rows) {
   using M = SplitMorph<Op>;
-  extern __shared__ std::uint32_t words[];
-  const int w = rect.x1 - rect.x0;
-  const int h = rect.y1 - rect.y0;
-  std::uint32_t* tile = words;                                       // [chunk][tile_stride], packed
-  std::uint32_t* across = tile + g.chunk * g.tile_stride;            // [chunk][across_stride]
-  std::uint32_t* keep_buffers = across + g.chunk * g.across_stride;  // [2][chunk][kThreads]
+  constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
+  const int w = Fixed ? Cap : runtime_w;
+  for (int t = static_cast<int>(threadIdx.x); t < rows * g.segments; t += kThreads) {
+    const int k = t % g.segments;
+    const int r = t / g.segments;
+    const std::uint32_t* segment = tile + r * kTileStride + k * w;
+    const std::uint32_t* next = segment + w;
+    std::uint32_t* dst = across + r * kAcrossStride + k * w;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const auto lanes = [half](std::uint32_t v) { return half == 0 ? low_half(v) : v; };
+      std::uint32_t prefix[Cap > 1 ? Cap - 1 : 1];
+      std::uint32_t acc = lanes(next[0]);
+      prefix[0] = acc;
+#pragma unroll
+      for (int i = 1; i < Cap - 1; ++i) {
+        acc = M::combine1(acc, lanes(next[i]));
+        prefix[i] = acc;
+      }
+      // The suffix in batches: a batch's loads are issued together, ahead of its stores (a
+      // load cannot move above a store to shared memory it may alias). Loads and extrema are
+      // unconditional; entries past w - 1 (the next segment's) become neutral.
+      acc = kNeutral;
+#pragma unroll
+      for (int top = Cap - 1; top >= 0; top -= kSuffixBatch) {
+        std::uint32_t raw[kSuffixBatch];
+        std::uint32_t low[kSuffixBatch];
+#pragma unroll
+        for (int b = 0; b < kSuffixBatch; ++b) {
+          const int i = top - b;
+          if (i < 0) break;
+          raw[b] = segment[i];
+          // The low half's result; past w - 1 it is another work item's.
+          if (half == 1) low[b] = Fixed || i < w ? dst[i] : 0U;
+        }
+#pragma unroll
+        for (int b = 0; b < kSuffixBatch; ++b) {
+          const int i = top - b;
+          if (i < 0) break;
+          const bool inside = Fixed || i < w;
+          acc = M::combine1(acc, inside ? lanes(raw[b]) : kNeutral);
+          const std::uint32_t out = i > 0 ? M::combine1(acc, prefix[i - 1]) : acc;
+          if (inside) dst[i] = half == 0 ? out : join_halves(low[b], out);
+        }
+      }
+    }
+  }
+}
+
+/// Vertical pass over one segment of a chunk (rows s.. of it, n of them) for this thread's
+/// column, with the van Herk recurrences: the segment's prefix in a register, the previous
+/// segment's suffix extrema in the ring. Hot: a full segment past the warm-up, so every row
+/// stores (with Fixed, h is Cap and the loop is straight-line).
+template <int C, MorphOp Op, int Cap, bool Combine, bool Fixed, bool Hot>
+__device__ __forceinline__ void vertical_segment(uint2 (&ring)[Cap + 1],
+                                                 const std::uint32_t* column,
+                                                 const std::uint32_t* kept_column,
+                                                 const DeviceImage& out, int x, int first_out_row,
+                                                 int q, int h, int n) {
+  using M = SplitMorph<Op>;
+  constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
+  uint2 prefix = make_uint2(kNeutral, kNeutral);
+  std::uint8_t* dst = Hot ? mutable_row(out, first_out_row) + C * x : nullptr;
+#pragma unroll
+  for (int j = 0; j < Cap; ++j) {
+    if (Hot ? !Fixed && j >= h : j >= n) break;
+    const std::uint32_t word = column[j * kAcrossStride];
+    const uint2 v = make_uint2(low_half(word), word);
+    prefix = M::combine(prefix, v);
+    if (Hot || q + j >= h - 1) {
+      // Output row q + j - h + 1: rows j + 1.. of the previous segment (the ring) and rows
+      // ..j of this one (the prefix); at j = h - 1 the ring entry is neutral.
+      const uint2 result = M::combine(ring[j + 1], prefix);
+      std::uint32_t value = join_halves(result.x, result.y);
+      if constexpr (Combine || C == 4) {
+        const std::uint32_t kept = kept_column[j * kKeepStride];
+        if constexpr (Combine) value = Morph<Op>::combine(value, kept);
+        if constexpr (C == 4) value = __byte_perm(value, kept, kAlphaFromSecond);
+      }
+      if constexpr (Hot) {
+        store_pixel<C>(dst, 0, value);
+        dst += out.pitch;
+      } else {
+        store_pixel<C>(mutable_row(out, first_out_row + j), x, value);
+      }
+    }
+    ring[j] = v;
+  }
+  if (Hot || n == h) {  // segment complete: its suffix extrema, in place
+#pragma unroll
+    for (int k = Cap - 1; k >= 0; --k) ring[k] = M::combine(ring[k], ring[k + 1]);
+  }
+}
+
+template <int C, MorphOp Op, int Cap, bool Combine, bool Fixed>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    vhgw_registers_kernel(DeviceImage in, DeviceImage out, MorphRect rect, Geometry g) {
+  constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
+  extern __shared__ __align__(16) std::uint32_t words[];
+  const int w = Fixed ? Cap : rect.x1 - rect.x0;
+  const int h = Fixed ? Cap : rect.y1 - rect.y0;
+  // The quad-copied arrays first: their row strides keep every row 16-byte aligned.
+  std::uint32_t* tile = words;                           // [chunk][kTileStride], packed
+  std::uint32_t* keep = tile + g.chunk * kTileStride;    // [chunk][kKeepStride]
+  std::uint32_t* across = keep + g.chunk * kKeepStride;  // [chunk][kAcrossStride]
   const int tid = static_cast<int>(threadIdx.x);
   const int x0 = static_cast<int>(blockIdx.x) * g.strip;
   const int y0 = static_cast<int>(blockIdx.y) * kStripRows;
   const int input_rows = min(kStripRows, in.height - y0) + h - 1;
   const int x = x0 + tid;  // this thread's output column in the vertical pass
   const bool owns_column = tid < g.strip && x < in.width;
-  const uint2 neutral = make_uint2(M::kNeutral, M::kNeutral);
-  uint2 ring[Cap];  // ring[j]: the previous segment's suffix extremum from its row j
+  const Span tile_span = span_for(x0 + rect.x0, g.line);
+  // RGBA merge words come by quads from the strip's quad; others a word per own column.
+  const Span keep_span = C == 4 ? span_for(x0, g.strip) : Span{x0, 0, 0};
+  // ring[j]: the previous segment's suffix extremum from its row j; entries h.. stay neutral,
+  // so ring[j + 1] needs no test at j = h - 1 and the suffix update none at its top.
+  uint2 ring[Cap + 1];
 #pragma unroll
-  for (int j = 0; j < Cap; ++j) ring[j] = neutral;
+  for (int j = 0; j <= Cap; ++j) ring[j] = make_uint2(kNeutral, kNeutral);
 
   // Stream position q is input row y0 + rect.y0 + q; output row y0 + q - h + 1 is finished
-  // at q. The next chunk's copies start as soon as this chunk's tile is consumed, so they run
-  // during the vertical pass; `keep` alternates between two buffers for that reason.
-  issue_tile<C, Op>(in, tile, g, x0 + rect.x0, y0 + rect.y0, min(g.chunk, input_rows));
-  if (owns_column) {
-    issue_keep<C>(in, out, combine, keep_buffers, x, y0 - h + 1, 0, h, min(g.chunk, input_rows));
-  }
+  // at q. A chunk's tile copies run during the previous chunk's vertical pass, its merge
+  // words' during its own horizontal pass.
+  issue_tile<C, Op>(in, tile, tile_span, y0 + rect.y0, min(g.chunk, input_rows));
   commit_copies();
-  for (int q0 = 0, parity = 0; q0 < input_rows; q0 += g.chunk, parity ^= 1) {
+  for (int q0 = 0; q0 < input_rows; q0 += g.chunk) {
     const int rows = min(g.chunk, input_rows - q0);
-    const std::uint32_t* keep = keep_buffers + parity * g.chunk * kThreads;
-    wait_copies();
-    __syncthreads();
-    // Horizontal: output column k w + i of a row is the extremum of its segment's suffix from
-    // i and the next segment's prefix up to i - 1. Consecutive threads take consecutive rows
-    // of one segment (odd row strides: no bank conflicts).
-    for (int t = tid; t < rows * g.segments; t += kThreads) {
-      const int r = t % rows;
-      const int k = t / rows;
-      const std::uint32_t* src = tile + r * g.tile_stride + k * w;
-      // Half `half` of output pixel c is the 16 bits at byte 2 half of across[r][c].
-      auto* dst = reinterpret_cast<std::uint16_t*>(across + r * g.across_stride + k * w);
-#pragma unroll
-      for (int half = 0; half < kHalves; ++half) {
-        const auto lanes = [half](std::uint32_t v) {
-          return half == 0 ? even_lanes(v) : odd_lanes(v);
-        };
-        std::uint32_t suffix[Cap];
-        std::uint32_t acc = M::kNeutral;
-#pragma unroll
-        for (int i = Cap - 1; i >= 0; --i) {
-          if (i < w) acc = M::combine1(acc, lanes(src[i]));
-          suffix[i] = acc;
-        }
-        dst[half] = pack_half(suffix[0]);
-        acc = M::kNeutral;
-#pragma unroll
-        for (int i = 1; i < Cap; ++i) {
-          if (i < w) {
-            acc = M::combine1(acc, lanes(src[w + i - 1]));
-            dst[kHalves * i + half] = pack_half(M::combine1(suffix[i], acc));
-          }
-        }
-      }
-    }
-    __syncthreads();
-    // The tile is consumed: start the next chunk's copies.
+    wait_copies<0>();  // this chunk's tile
+    __syncthreads();   // ... for every thread, and the previous vertical pass is done
+    issue_keep<C, Combine>(in, out, keep, keep_span, y0 + q0 - h + 1, max(0, h - 1 - q0), rows);
+    commit_copies();
+    horizontal<Op, Cap, Fixed>(tile + tile_span.offset, across, g, w, rows);
+    wait_copies<0>();  // this chunk's merge words
+    __syncthreads();   // ... for every thread; the tile is consumed, `across` complete
     const int next = q0 + g.chunk;
     if (next < input_rows) {
-      const int next_rows = min(g.chunk, input_rows - next);
-      issue_tile<C, Op>(in, tile, g, x0 + rect.x0, y0 + rect.y0 + next, next_rows);
-      if (owns_column) {
-        issue_keep<C>(in, out, combine, keep_buffers + (parity ^ 1) * g.chunk * kThreads, x,
-                      y0 + next - h + 1, next, h, next_rows);
-      }
+      issue_tile<C, Op>(in, tile, tile_span, y0 + rect.y0 + next, min(g.chunk, input_rows - next));
     }
     commit_copies();
     // Vertical: the chunk starts on a segment boundary (it holds whole segments of h rows).
     if (owns_column) {
       for (int s = 0; s < rows; s += h) {
         const int n = min(h, rows - s);
-        uint2 prefix = neutral;
-#pragma unroll
-        for (int j = 0; j < Cap; ++j) {
-          if (j >= n) break;
-          const int r = s + j;
-          const std::uint32_t packed = across[r * g.across_stride + tid];
-          const uint2 v =
-              make_uint2(__byte_perm(packed, 0U, 0x4140), __byte_perm(packed, 0U, 0x4342));
-          prefix = M::combine(prefix, v);
-          if (q0 + r >= h - 1) {
-            // Output row q - h + 1: rows j + 1.. of the previous segment (the ring) and rows
-            // ..j of this one (the prefix); at j = h - 1 the prefix alone.
-            const uint2 result =
-                j + 1 < h ? M::combine(ring[j + 1 < Cap ? j + 1 : j], prefix) : prefix;
-            std::uint32_t value = merge_lanes(result.x, result.y);
-            const std::uint32_t kept = keep[r * kThreads + tid];
-            if (combine) value = Morph<Op>::combine(value, kept);
-            if constexpr (C == 4) value = with_alpha(value, kept);
-            store_pixel<C>(mutable_row(out, y0 + q0 + r - h + 1), x, value);
-          }
-          ring[j] = v;
-        }
-        if (n == h) {  // segment complete: its suffix extrema, in place
-#pragma unroll
-          for (int k = Cap - 2; k >= 0; --k) {
-            if (k < h - 1) ring[k] = M::combine(ring[k], ring[k + 1]);
-          }
+        const int q = q0 + s;
+        const std::uint32_t* column = across + s * kAcrossStride + tid;
+        const std::uint32_t* kept_column = keep + s * kKeepStride + keep_span.offset + tid;
+        if (n == h && q > 0) {
+          vertical_segment<C, Op, Cap, Combine, Fixed, true>(ring, column, kept_column, out, x,
+                                                             y0 + q - h + 1, q, h, n);
+        } else {
+          vertical_segment<C, Op, Cap, Combine, Fixed, false>(ring, column, kept_column, out, x,
+                                                              y0 + q - h + 1, q, h, n);
         }
       }
     }
   }
 }
 
-template <int C, MorphOp Op, int Cap>
-void launch(const DeviceImage& in, const DeviceImage& out, const MorphRect& rect, bool combine,
-            const Geometry& g, std::size_t bytes, cudaStream_t stream) {
+template <int C, MorphOp Op, int Cap, bool Combine, bool Fixed>
+void launch(const DeviceImage& in, const DeviceImage& out, const MorphRect& rect,
+            cudaStream_t stream) {
+  const Geometry g = geometry_for(rect.x1 - rect.x0, rect.y1 - rect.y0);
   static std::once_flag opted_in;  // more than 48 KB of shared memory needs an opt-in
   std::call_once(opted_in, [] {
-    // The largest geometry any rectangle up to kLargestSide gives: full chunks, the widest line.
-    const std::size_t most = sizeof(std::uint32_t) * kMaxChunkRows *
-                             ((kThreads + kLargestSide) + (kThreads + 1) + kKeepBuffers * kThreads);
-    CUDA_CHECK(cudaFuncSetAttribute(vhgw_registers_kernel<C, Op, Cap>,
+    // The largest geometry any rectangle up to Cap gives: full chunks.
+    CUDA_CHECK(cudaFuncSetAttribute(vhgw_registers_kernel<C, Op, Cap, Combine, Fixed>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(most)));
+                                    static_cast<int>(shared_bytes(kMaxChunkRows))));
   });
   const dim3 grid(blocks_for(in.width, g.strip), blocks_for(in.height, kStripRows));
-  vhgw_registers_kernel<C, Op, Cap><<<grid, kThreads, bytes, stream>>>(in, out, rect, combine, g);
+  vhgw_registers_kernel<C, Op, Cap, Combine, Fixed>
+      <<<grid, kThreads, shared_bytes(g.chunk), stream>>>(in, out, rect, g);
   CUDA_CHECK_LAUNCH("vhgw_registers_kernel");
 }
 
-/// The rectangle by the register kernel; false when a side exceeds kLargestSide.
+/// The rectangle by the register kernel; false when a side exceeds kLargestSide. RGBA squares
+/// of a side in kFixedSides take a kernel compiled for that side.
 inline bool try_launch(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                        const MorphRect& rect, bool combine, cudaStream_t stream) {
   constexpr int kSmallCap = 8;
@@ -284,24 +416,36 @@ inline bool try_launch(MorphOp op, const DeviceImage& in, const DeviceImage& out
   const int h = rect.y1 - rect.y0;
   const int side = std::max(w, h);
   if (side > kLargestSide) return false;
-  const Geometry g = geometry_for(w, h);
-  const std::size_t bytes = shared_bytes(g);
   with_channels(in.channels, [&](auto c) {
     constexpr int C = decltype(c)::value;
-    const auto by_cap = [&](auto op_tag) {
+    const auto by_cap = [&](auto op_tag, auto combine_tag) {
       constexpr MorphOp O = decltype(op_tag)::value;
+      constexpr bool B = decltype(combine_tag)::value;
+      if constexpr (C == 4) {
+        if (w == h && w == kFixedSide) {
+          launch<C, O, kFixedSide, B, true>(in, out, rect, stream);
+          return;
+        }
+      }
       if (side <= kSmallCap) {
-        launch<C, O, kSmallCap>(in, out, rect, combine, g, bytes, stream);
+        launch<C, O, kSmallCap, B, false>(in, out, rect, stream);
       } else if (side <= kMidCap) {
-        launch<C, O, kMidCap>(in, out, rect, combine, g, bytes, stream);
+        launch<C, O, kMidCap, B, false>(in, out, rect, stream);
       } else {
-        launch<C, O, kLargestSide>(in, out, rect, combine, g, bytes, stream);
+        launch<C, O, kLargestSide, B, false>(in, out, rect, stream);
+      }
+    };
+    const auto by_combine = [&](auto op_tag) {
+      if (combine) {
+        by_cap(op_tag, std::true_type{});
+      } else {
+        by_cap(op_tag, std::false_type{});
       }
     };
     if (op == MorphOp::erode) {
-      by_cap(std::integral_constant<MorphOp, MorphOp::erode>{});
+      by_combine(std::integral_constant<MorphOp, MorphOp::erode>{});
     } else {
-      by_cap(std::integral_constant<MorphOp, MorphOp::dilate>{});
+      by_combine(std::integral_constant<MorphOp, MorphOp::dilate>{});
     }
   });
   return true;
