@@ -114,15 +114,27 @@ __device__ __forceinline__ void copy_quad_async(std::uint32_t* dst, const std::u
 struct Span {
   int first = 0;   ///< image column of the span's first word (a multiple of 4)
   int offset = 0;  ///< words before the wanted first column (0..3)
-  int quads = 0;   ///< quads up to the wanted last column
 };
-__device__ __forceinline__ Span span_for(int first_column, int columns) {
-  Span sp;
-  sp.offset = first_column & (kQuad - 1);
-  sp.first = first_column - sp.offset;
-  sp.quads = (sp.offset + columns + kQuad - 1) / kQuad;
-  return sp;
+__device__ __forceinline__ Span span_for(int first_column) {
+  const int offset = first_column & (kQuad - 1);
+  return Span{first_column - offset, offset};
 }
+
+/// A thread's share of copying rows of `Quads` quads: quad tid % Quads of rows tid / Quads,
+/// + kPasses, ... (a compile-time divisor; every row span is copied at its widest).
+template <int Quads>
+struct QuadLane {
+  static constexpr int kPasses = kThreads / Quads;  ///< rows per sweep of the block
+  int quad = static_cast<int>(threadIdx.x) % Quads;
+  int row = static_cast<int>(threadIdx.x) / Quads;
+  [[nodiscard]] __device__ bool active() const { return row < kPasses; }
+};
+/// Tile rows: up to 3 words before the first column, a line of at most 128 + 31 words.
+constexpr int kTileQuads = kTileStride / kQuad;
+/// Merge-word rows: up to 3 words before the strip's first column, at most 128 words.
+constexpr int kKeepQuads = kKeepStride / kQuad + 1;
+static_assert(kQuad * kKeepQuads >= kQuad - 1 + kThreads &&
+              kQuad * kKeepQuads <= kKeepStride + kQuad);
 
 /// Starts copying one chunk's input rows (strip plus apron, from the quad holding the first
 /// column) into `tile`, neutral outside the image. RGBA: a thread per quad of a row, by 16-byte
@@ -132,24 +144,29 @@ template <int C, MorphOp Op>
 __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t* tile,
                                            const Span& sp, int y_first, int rows) {
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
-  const int tid = static_cast<int>(threadIdx.x);
   if constexpr (C == 4) {
-    const int passes = kThreads / sp.quads;  // rows per sweep of the block
-    const int quad = tid % sp.quads;
-    const int x = sp.first + kQuad * quad;
+    using Lane = QuadLane<kTileQuads>;
+    const Lane lane;
+    if (!lane.active()) return;
+    const int x = sp.first + kQuad * lane.quad;
     const bool whole = x >= 0 && x + kQuad <= in.width;
     const bool partial = !whole && x >= 0 && x < in.width;
-    for (int r = tid / sp.quads; r < rows && tid < passes * sp.quads; r += passes) {
-      const int y = y_first + r;
-      std::uint32_t* dst = tile + r * kTileStride + kQuad * quad;
-      const bool row_inside = y >= 0 && y < in.height;
+    int y = y_first + lane.row;
+    const std::uint8_t* src =
+        in.data + static_cast<std::ptrdiff_t>(y) * static_cast<std::ptrdiff_t>(in.pitch) +
+        static_cast<std::ptrdiff_t>(sizeof(std::uint32_t)) * x;
+    const std::size_t src_step = Lane::kPasses * in.pitch;
+    std::uint32_t* dst = tile + lane.row * kTileStride + kQuad * lane.quad;
+    for (int r = lane.row; r < rows; r += Lane::kPasses, y += Lane::kPasses, src += src_step,
+             dst += Lane::kPasses * kTileStride) {
+      const bool row_inside = static_cast<unsigned int>(y) < static_cast<unsigned int>(in.height);
       if (row_inside && whole) {
-        copy_quad_async(dst, row_of(in, y) + sizeof(std::uint32_t) * x);
+        copy_quad_async(dst, src);
       } else if (row_inside && partial) {
-        const auto* src = reinterpret_cast<const std::uint32_t*>(row_of(in, y));
+        const auto* words = reinterpret_cast<const std::uint32_t*>(src);
         for (int i = 0; i < kQuad; ++i) {
           if (x + i < in.width) {
-            copy_word_async(dst + i, src + x + i);
+            copy_word_async(dst + i, words + i);
           } else {
             dst[i] = kNeutral;
           }
@@ -159,6 +176,7 @@ __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t*
       }
     }
   } else {
+    const int tid = static_cast<int>(threadIdx.x);
     for (int r = 0; r < rows; ++r) {
       const int y = y_first + r;
       const bool row_inside = y >= 0 && y < in.height;
@@ -166,7 +184,7 @@ __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t*
       for (int k = 0; k < kLoadsPerRow; ++k) {
         const int c = tid + k * kThreads;
         const int x = sp.first + c;
-        if (c >= kQuad * sp.quads) continue;
+        if (c >= kTileStride) continue;
         tile[r * kTileStride + c] =
             row_inside && x >= 0 && x < in.width ? load_pixel<C>(row_of(in, y), x) : kNeutral;
       }
@@ -177,29 +195,33 @@ __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t*
 /// Starts copying, for each output row finished in a chunk, the strip's words its results are
 /// merged with: the previous rectangles' result when combining (it already carries the input's
 /// alpha: the first rectangle copied it), else the input pixel (for its alpha). RGBA by 16-byte
-/// cp.async from the quad holding the strip's first column (quads from the last one in the
-/// image on are not needed; the one across the edge reads its row's padding, unused).
+/// cp.async from the quad holding the strip's first column (quads from the image's right edge
+/// or the strip's end on are not needed; the one across the edge reads its row's padding).
 template <int C, bool Combine>
 __device__ __forceinline__ void issue_keep(const DeviceImage& in, const DeviceImage& out,
-                                           std::uint32_t* keep, const Span& sp, int y_out,
+                                           std::uint32_t* keep, const Span& sp, int end, int y_out,
                                            int first, int rows) {
   if constexpr (Combine || C == 4) {
-    const int tid = static_cast<int>(threadIdx.x);
     const std::uint8_t* base = Combine ? out.data : in.data;
     const std::size_t pitch = Combine ? out.pitch : in.pitch;
     if constexpr (C == 4) {
-      const int passes = kThreads / sp.quads;
-      const int quad = tid % sp.quads;
-      const int x = sp.first + kQuad * quad;
-      if (x >= in.width || tid >= passes * sp.quads) return;
-      for (int r = first + tid / sp.quads; r < rows; r += passes) {
-        copy_quad_async(
-            keep + r * kKeepStride + kQuad * quad,
-            base + static_cast<std::size_t>(y_out + r) * pitch + sizeof(std::uint32_t) * x);
+      using Lane = QuadLane<kKeepQuads>;
+      const Lane lane;
+      const int x = sp.first + kQuad * lane.quad;
+      if (!lane.active() || x >= end) return;
+      int r = first + lane.row;
+      const std::uint8_t* src = base + static_cast<std::size_t>(y_out + r) * pitch +
+                                sizeof(std::uint32_t) * static_cast<std::size_t>(x);
+      std::uint32_t* dst = keep + r * kKeepStride + kQuad * lane.quad;
+      for (; r < rows; r += Lane::kPasses) {
+        copy_quad_async(dst, src);
+        src += Lane::kPasses * pitch;
+        dst += Lane::kPasses * kKeepStride;
       }
     } else {
-      const int x = sp.first + sp.offset + tid;  // this thread's column (offset 0 here)
-      if (x >= in.width) return;
+      const int tid = static_cast<int>(threadIdx.x);
+      const int x = sp.first + tid;  // this thread's column
+      if (x >= end) return;
       for (int r = first; r < rows; ++r) {
         keep[r * kKeepStride + tid] =
             load_pixel<C>(base + static_cast<std::size_t>(y_out + r) * pitch, x);
@@ -342,9 +364,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const int input_rows = min(kStripRows, in.height - y0) + h - 1;
   const int x = x0 + tid;  // this thread's output column in the vertical pass
   const bool owns_column = tid < g.strip && x < in.width;
-  const Span tile_span = span_for(x0 + rect.x0, g.line);
+  const Span tile_span = span_for(x0 + rect.x0);
   // RGBA merge words come by quads from the strip's quad; others a word per own column.
-  const Span keep_span = C == 4 ? span_for(x0, g.strip) : Span{x0, 0, 0};
+  const Span keep_span = C == 4 ? span_for(x0) : Span{x0, 0};
+  const int keep_end = min(in.width, x0 + g.strip);
   // ring[j]: the previous segment's suffix extremum from its row j; entries h.. stay neutral,
   // so ring[j + 1] needs no test at j = h - 1 and the suffix update none at its top.
   uint2 ring[Cap + 1];
@@ -360,7 +383,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     const int rows = min(g.chunk, input_rows - q0);
     wait_copies<0>();  // this chunk's tile
     __syncthreads();   // ... for every thread, and the previous vertical pass is done
-    issue_keep<C, Combine>(in, out, keep, keep_span, y0 + q0 - h + 1, max(0, h - 1 - q0), rows);
+    issue_keep<C, Combine>(in, out, keep, keep_span, keep_end, y0 + q0 - h + 1, max(0, h - 1 - q0),
+                           rows);
     commit_copies();
     horizontal<Op, Cap, Fixed>(tile + tile_span.offset, across, g, w, rows);
     wait_copies<0>();  // this chunk's merge words
