@@ -4,22 +4,26 @@
 //
 // A block owns a strip of `segments` x w output columns (at most 128) and streams down
 // kStripRows output rows in chunks of whole vertical segments (m x h rows, at most 32):
-//   load       - the chunk's input rows (strip plus horizontal apron) into shared memory, packed,
-//                and for each output row of the chunk the word its result is merged with
-//                (alpha; the previous rectangles' result when combining); RGBA by cp.async,
-//                the next chunk's copies in flight during this chunk's vertical pass;
-//   horizontal - a work item per (row, segment): the suffix extrema of its own segment in
-//                registers, then the prefix extrema of the next segment, combined on the fly:
-//                thousands of independent k-step chains per launch instead of a few dozen, and
-//                one shared-memory read per pixel per scan;
+//   load       - the chunk's input rows (strip plus horizontal apron, from the quad holding
+//                the first column) into shared memory, and for each output row the strip's
+//                words its results are merged with (alpha; the previous rectangles' result
+//                when combining); RGBA by 16-byte cp.async, a thread per quad of a row. The
+//                next chunk's rows are in flight during this chunk's vertical pass, the merge
+//                words during its horizontal pass;
+//   horizontal - a work item per (row, segment): the prefix extrema of the next segment in
+//                registers, then its own segment's suffix extrema combined with them on the
+//                fly, each word read once per scan;
 //   vertical   - a thread per column streams down with the van Herk recurrences: the current
-//                segment's prefix in a register, the previous segment's suffix extrema in a
+//                segment's prefix in registers, the previous segment's suffix extrema in a
 //                ring of registers (indexed by the position in the segment, a compile-time
 //                constant once the segment loop is unrolled), turned into suffix extrema in
 //                place when the segment completes.
 // Pixels outside the image are the neutral value (FILTERS.md: morphology ignores them; there
-// is no border mode). Each scan works on one 16-bit-lane half of the pixels at a time (bytes
-// 0 and 2, then 1 and 3: one VIMNMX per extremum and half), which halves its registers.
+// is no border mode). Extrema work on two halves of a pixel word in 16-bit lanes: bytes 0 and 2
+// masked into the low bytes of their lanes, bytes 1 and 3 as they are (a lane's extremum
+// carries the extremum of its high bytes), one VIMNMX per extremum and half; both joined back
+// by one LOP3. RGBA squares of side kFixedSide (the common large element) get a kernel with w
+// and h compile-time: straight-line scans with no masked steps.
 #pragma once
 
 #include <algorithm>
@@ -151,29 +155,40 @@ __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t*
     const int x = sp.first + kQuad * lane.quad;
     const bool whole = x >= 0 && x + kQuad <= in.width;
     const bool partial = !whole && x >= 0 && x < in.width;
-    int y = y_first + lane.row;
+    const uint4 neutral = make_uint4(kNeutral, kNeutral, kNeutral, kNeutral);
+    // This thread's rows lane.row + k kPasses: those above the image, those in it (its quad
+    // copied when whole), those below; no test per row in the middle run.
+    const int inside_first = min(rows, max(0, -y_first));
+    const int inside_end = max(inside_first, min(rows, in.height - y_first));
+    int r = lane.row;
+    std::uint32_t* dst = tile + r * kTileStride + kQuad * lane.quad;
+    constexpr int kDstStep = Lane::kPasses * kTileStride;
+    for (; r < inside_first; r += Lane::kPasses, dst += kDstStep) {
+      *reinterpret_cast<uint4*>(dst) = neutral;
+    }
     const std::uint8_t* src =
-        in.data + static_cast<std::ptrdiff_t>(y) * static_cast<std::ptrdiff_t>(in.pitch) +
+        in.data + static_cast<std::ptrdiff_t>(y_first + r) * static_cast<std::ptrdiff_t>(in.pitch) +
         static_cast<std::ptrdiff_t>(sizeof(std::uint32_t)) * x;
     const std::size_t src_step = Lane::kPasses * in.pitch;
-    std::uint32_t* dst = tile + lane.row * kTileStride + kQuad * lane.quad;
-    for (int r = lane.row; r < rows; r += Lane::kPasses, y += Lane::kPasses, src += src_step,
-             dst += Lane::kPasses * kTileStride) {
-      const bool row_inside = static_cast<unsigned int>(y) < static_cast<unsigned int>(in.height);
-      if (row_inside && whole) {
+    if (whole) {
+#pragma unroll 2
+      for (; r < inside_end; r += Lane::kPasses, src += src_step, dst += kDstStep) {
         copy_quad_async(dst, src);
-      } else if (row_inside && partial) {
+      }
+    } else {
+      for (; r < inside_end; r += Lane::kPasses, src += src_step, dst += kDstStep) {
         const auto* words = reinterpret_cast<const std::uint32_t*>(src);
         for (int i = 0; i < kQuad; ++i) {
-          if (x + i < in.width) {
+          if (partial && x + i < in.width) {
             copy_word_async(dst + i, words + i);
           } else {
             dst[i] = kNeutral;
           }
         }
-      } else {
-        *reinterpret_cast<uint4*>(dst) = make_uint4(kNeutral, kNeutral, kNeutral, kNeutral);
       }
+    }
+    for (; r < rows; r += Lane::kPasses, dst += kDstStep) {
+      *reinterpret_cast<uint4*>(dst) = neutral;
     }
   } else {
     const int tid = static_cast<int>(threadIdx.x);
@@ -243,17 +258,18 @@ __device__ __forceinline__ std::uint32_t join_halves(std::uint32_t low, std::uin
 }
 
 /// Horizontal pass of one chunk: output column k w + i of a row is the extremum of segment k's
-/// suffix from i and segment k + 1's prefix up to i - 1. A work item per (row, segment), one
-/// half at a time (the low half's results stored, then joined with the high half's): the
-/// prefix of segment k + 1 into registers (Cap - 1 steps, unpredicated; entries past w - 2 are
-/// never used), then segment k's suffix downwards from w - 1, each step combined with its
-/// prefix entry and stored. Consecutive threads take consecutive segments, then rows (`tile`
-/// points at the first input column). With Fixed, w is Cap and no step is masked.
+/// suffix from i and segment k + 1's prefix up to i - 1. A work item per (row, segment), both
+/// halves at once (each word read once per scan): the prefix of segment k + 1 into registers
+/// (Cap - 1 steps, unpredicated; entries past w - 2 are never used), then segment k's suffix
+/// downwards from w - 1, each step combined with its prefix entry and stored. Consecutive
+/// threads take consecutive segments, then rows (`tile` points at the first input column).
+/// With Fixed, w is Cap and no step is masked.
 template <MorphOp Op, int Cap, bool Fixed>
 __device__ __forceinline__ void horizontal(const std::uint32_t* tile, std::uint32_t* across,
                                            const Geometry& g, int runtime_w, int rows) {
   using M = SplitMorph<Op>;
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
+  constexpr int kPrefix = Cap > 1 ? Cap - 1 : 1;
   const int w = Fixed ? Cap : runtime_w;
   for (int t = static_cast<int>(threadIdx.x); t < rows * g.segments; t += kThreads) {
     const int k = t % g.segments;
@@ -261,41 +277,40 @@ __device__ __forceinline__ void horizontal(const std::uint32_t* tile, std::uint3
     const std::uint32_t* segment = tile + r * kTileStride + k * w;
     const std::uint32_t* next = segment + w;
     std::uint32_t* dst = across + r * kAcrossStride + k * w;
+    std::uint32_t prefix_low[kPrefix];
+    std::uint32_t prefix_high[kPrefix];
+    prefix_high[0] = next[0];
+    prefix_low[0] = low_half(prefix_high[0]);
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const auto lanes = [half](std::uint32_t v) { return half == 0 ? low_half(v) : v; };
-      std::uint32_t prefix[Cap > 1 ? Cap - 1 : 1];
-      std::uint32_t acc = lanes(next[0]);
-      prefix[0] = acc;
+    for (int i = 1; i < Cap - 1; ++i) {
+      const std::uint32_t v = next[i];
+      prefix_low[i] = M::combine1(prefix_low[i - 1], low_half(v));
+      prefix_high[i] = M::combine1(prefix_high[i - 1], v);
+    }
+    // The suffix in batches: a batch's loads are issued together, ahead of its stores (a load
+    // cannot move above a store to shared memory it may alias). Loads and extrema are
+    // unconditional; entries past w - 1 (the next segment's) become neutral.
+    std::uint32_t low = kNeutral;
+    std::uint32_t high = kNeutral;
 #pragma unroll
-      for (int i = 1; i < Cap - 1; ++i) {
-        acc = M::combine1(acc, lanes(next[i]));
-        prefix[i] = acc;
+    for (int top = Cap - 1; top >= 0; top -= kSuffixBatch) {
+      std::uint32_t raw[kSuffixBatch];
+#pragma unroll
+      for (int b = 0; b < kSuffixBatch; ++b) {
+        if (top - b >= 0) raw[b] = segment[top - b];
       }
-      // The suffix in batches: a batch's loads are issued together, ahead of its stores (a
-      // load cannot move above a store to shared memory it may alias). Loads and extrema are
-      // unconditional; entries past w - 1 (the next segment's) become neutral.
-      acc = kNeutral;
 #pragma unroll
-      for (int top = Cap - 1; top >= 0; top -= kSuffixBatch) {
-        std::uint32_t raw[kSuffixBatch];
-        std::uint32_t low[kSuffixBatch];
-#pragma unroll
-        for (int b = 0; b < kSuffixBatch; ++b) {
-          const int i = top - b;
-          if (i < 0) break;
-          raw[b] = segment[i];
-          // The low half's result; past w - 1 it is another work item's.
-          if (half == 1) low[b] = Fixed || i < w ? dst[i] : 0U;
-        }
-#pragma unroll
-        for (int b = 0; b < kSuffixBatch; ++b) {
-          const int i = top - b;
-          if (i < 0) break;
-          const bool inside = Fixed || i < w;
-          acc = M::combine1(acc, inside ? lanes(raw[b]) : kNeutral);
-          const std::uint32_t out = i > 0 ? M::combine1(acc, prefix[i - 1]) : acc;
-          if (inside) dst[i] = half == 0 ? out : join_halves(low[b], out);
+      for (int b = 0; b < kSuffixBatch; ++b) {
+        const int i = top - b;
+        if (i < 0) break;
+        const bool inside = Fixed || i < w;
+        const std::uint32_t v = inside ? raw[b] : kNeutral;
+        low = M::combine1(low, low_half(v));
+        high = M::combine1(high, v);
+        if (inside) {
+          dst[i] = i > 0 ? join_halves(M::combine1(low, prefix_low[i - 1]),
+                                       M::combine1(high, prefix_high[i - 1]))
+                         : join_halves(low, high);
         }
       }
     }
@@ -303,30 +318,33 @@ __device__ __forceinline__ void horizontal(const std::uint32_t* tile, std::uint3
 }
 
 /// Vertical pass over one segment of a chunk (rows s.. of it, n of them) for this thread's
-/// column, with the van Herk recurrences: the segment's prefix in a register, the previous
-/// segment's suffix extrema in the ring. Hot: a full segment past the warm-up, so every row
-/// stores (with Fixed, h is Cap and the loop is straight-line).
+/// column, with the van Herk recurrences: the segment's prefix in registers (both halves), the
+/// previous segment's suffix extrema in the ring (pixel words: half the registers of split
+/// ones, for a mask per use). Hot: a full segment past the warm-up, so every row stores (with
+/// Fixed, h is Cap and the loop is straight-line).
 template <int C, MorphOp Op, int Cap, bool Combine, bool Fixed, bool Hot>
-__device__ __forceinline__ void vertical_segment(uint2 (&ring)[Cap + 1],
+__device__ __forceinline__ void vertical_segment(std::uint32_t (&ring)[Cap + 1],
                                                  const std::uint32_t* column,
                                                  const std::uint32_t* kept_column,
                                                  const DeviceImage& out, int x, int first_out_row,
                                                  int q, int h, int n) {
   using M = SplitMorph<Op>;
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
-  uint2 prefix = make_uint2(kNeutral, kNeutral);
+  std::uint32_t prefix_low = kNeutral;
+  std::uint32_t prefix_high = kNeutral;
   std::uint8_t* dst = Hot ? mutable_row(out, first_out_row) + C * x : nullptr;
 #pragma unroll
   for (int j = 0; j < Cap; ++j) {
     if (Hot ? !Fixed && j >= h : j >= n) break;
     const std::uint32_t word = column[j * kAcrossStride];
-    const uint2 v = make_uint2(low_half(word), word);
-    prefix = M::combine(prefix, v);
+    prefix_low = M::combine1(prefix_low, low_half(word));
+    prefix_high = M::combine1(prefix_high, word);
     if (Hot || q + j >= h - 1) {
       // Output row q + j - h + 1: rows j + 1.. of the previous segment (the ring) and rows
       // ..j of this one (the prefix); at j = h - 1 the ring entry is neutral.
-      const uint2 result = M::combine(ring[j + 1], prefix);
-      std::uint32_t value = join_halves(result.x, result.y);
+      const std::uint32_t suffix = ring[j + 1];
+      std::uint32_t value =
+          join_halves(M::combine1(low_half(suffix), prefix_low), M::combine1(suffix, prefix_high));
       if constexpr (Combine || C == 4) {
         const std::uint32_t kept = kept_column[j * kKeepStride];
         if constexpr (Combine) value = Morph<Op>::combine(value, kept);
@@ -339,11 +357,17 @@ __device__ __forceinline__ void vertical_segment(uint2 (&ring)[Cap + 1],
         store_pixel<C>(mutable_row(out, first_out_row + j), x, value);
       }
     }
-    ring[j] = v;
+    ring[j] = word;
   }
   if (Hot || n == h) {  // segment complete: its suffix extrema, in place
+    std::uint32_t low = kNeutral;
+    std::uint32_t high = kNeutral;
 #pragma unroll
-    for (int k = Cap - 1; k >= 0; --k) ring[k] = M::combine(ring[k], ring[k + 1]);
+    for (int k = Cap - 1; k >= 0; --k) {
+      low = M::combine1(low, low_half(ring[k]));
+      high = M::combine1(high, ring[k]);
+      ring[k] = join_halves(low, high);
+    }
   }
 }
 
@@ -370,9 +394,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const int keep_end = min(in.width, x0 + g.strip);
   // ring[j]: the previous segment's suffix extremum from its row j; entries h.. stay neutral,
   // so ring[j + 1] needs no test at j = h - 1 and the suffix update none at its top.
-  uint2 ring[Cap + 1];
+  std::uint32_t ring[Cap + 1];
 #pragma unroll
-  for (int j = 0; j <= Cap; ++j) ring[j] = make_uint2(kNeutral, kNeutral);
+  for (int j = 0; j <= Cap; ++j) ring[j] = kNeutral;
 
   // Stream position q is input row y0 + rect.y0 + q; output row y0 + q - h + 1 is finished
   // at q. A chunk's tile copies run during the previous chunk's vertical pass, its merge
