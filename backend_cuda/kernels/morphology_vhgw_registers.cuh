@@ -27,6 +27,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 
 #include "internal.hpp"
@@ -37,7 +38,7 @@ namespace parfilter::cuda::vhgw_registers {
 constexpr int kThreads = 128;      ///< threads per block; the strip is at most this wide
 constexpr int kStripRows = 256;    ///< output rows per block (h - 1 warm-up rows each)
 constexpr int kMaxChunkRows = 32;  ///< input rows per chunk, at most (whole segments)
-constexpr int kLoadsPerRow = 2;    ///< tile words per row <= 3 + 128 + 31 < 2 x kThreads
+constexpr int kLoadsPerRow = 2;    ///< 1- and 3-byte pixels: tile words per row / kThreads
 constexpr int kQuad = 4;           ///< pixels per 16-byte copy (RGBA)
 constexpr int kMinBlocks = 4;      ///< 52 KB of shared memory and <= 128 registers at 31 x 31
 constexpr int kLargestSide = 32;   ///< longest side that fits the register arrays
@@ -53,6 +54,7 @@ constexpr unsigned int kAlphaFromSecond = 0x7210U;
 /// segments of a warp's work items at w = 31 fall in 32 different banks.
 constexpr int kTileStride = 164;
 static_assert(kTileStride % 32 == kQuad && kTileStride >= kQuad + kThreads + kLargestSide);
+static_assert(kTileStride <= kLoadsPerRow * kThreads);
 /// Words per row of merge words: the strip from its quad (up to 3 words before it).
 constexpr int kKeepStride = kThreads + kQuad;
 
@@ -60,7 +62,6 @@ constexpr int kKeepStride = kThreads + kQuad;
 struct Geometry {
   int segments = 0;  ///< horizontal segments (of w columns) per strip
   int strip = 0;     ///< output columns per block: segments x w
-  int line = 0;      ///< input columns per row: strip + w - 1
   int chunk = 0;     ///< input rows per chunk: a multiple of h
 };
 
@@ -68,7 +69,6 @@ inline Geometry geometry_for(int w, int h) {
   Geometry g;
   g.segments = std::max(1, kThreads / w);
   g.strip = g.segments * w;
-  g.line = g.strip + w - 1;
   g.chunk = std::max(1, kMaxChunkRows / h) * h;
   return g;
 }
@@ -228,6 +228,7 @@ __device__ __forceinline__ void issue_keep(const DeviceImage& in, const DeviceIm
       const std::uint8_t* src = base + static_cast<std::size_t>(y_out + r) * pitch +
                                 sizeof(std::uint32_t) * static_cast<std::size_t>(x);
       std::uint32_t* dst = keep + r * kKeepStride + kQuad * lane.quad;
+#pragma unroll 2
       for (; r < rows; r += Lane::kPasses) {
         copy_quad_async(dst, src);
         src += Lane::kPasses * pitch;
@@ -257,63 +258,85 @@ __device__ __forceinline__ std::uint32_t join_halves(std::uint32_t low, std::uin
   return (high & kHighBytes) | low;
 }
 
+/// Suffix steps i = Top .. 0 of a segment (both halves, running in low / high), each combined
+/// with prefix entry i - 1 and stored. In batches: a batch's loads are issued together, ahead
+/// of its stores (a load cannot move above a store to shared memory it may alias). Loads and
+/// extrema are unconditional; entries past w - 1 (the next segment's) become neutral.
+template <MorphOp Op, bool Fixed, int Top, int N>
+__device__ __forceinline__ void suffix_steps(const std::uint32_t* segment, std::uint32_t* dst,
+                                             int w, std::uint32_t& low, std::uint32_t& high,
+                                             const std::uint32_t (&prefix_low)[N],
+                                             const std::uint32_t (&prefix_high)[N]) {
+  using M = SplitMorph<Op>;
+  constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
+#pragma unroll
+  for (int top = Top; top >= 0; top -= kSuffixBatch) {
+    std::uint32_t raw[kSuffixBatch];
+#pragma unroll
+    for (int b = 0; b < kSuffixBatch; ++b) {
+      if (top - b >= 0) raw[b] = segment[top - b];
+    }
+#pragma unroll
+    for (int b = 0; b < kSuffixBatch; ++b) {
+      const int i = top - b;
+      if (i < 0) break;
+      const bool inside = Fixed || i < w;
+      const std::uint32_t v = inside ? raw[b] : kNeutral;
+      low = M::combine1(low, low_half(v));
+      high = M::combine1(high, v);
+      if (inside) {
+        dst[i] = i > 0 ? join_halves(M::combine1(low, prefix_low[i - 1]),
+                                     M::combine1(high, prefix_high[i - 1]))
+                       : join_halves(low, high);
+      }
+    }
+  }
+}
+
+/// Prefix entries 0 .. N - 1 of a segment (both halves), continuing low / high.
+template <MorphOp Op, int N>
+__device__ __forceinline__ void prefix_steps(const std::uint32_t* next, std::uint32_t& low,
+                                             std::uint32_t& high, std::uint32_t (&prefix_low)[N],
+                                             std::uint32_t (&prefix_high)[N]) {
+  using M = SplitMorph<Op>;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const std::uint32_t v = next[i];
+    low = M::combine1(low, low_half(v));
+    high = M::combine1(high, v);
+    prefix_low[i] = low;
+    prefix_high[i] = high;
+  }
+}
+
 /// Horizontal pass of one chunk: output column k w + i of a row is the extremum of segment k's
 /// suffix from i and segment k + 1's prefix up to i - 1. A work item per (row, segment), both
 /// halves at once (each word read once per scan): the prefix of segment k + 1 into registers
 /// (Cap - 1 steps, unpredicated; entries past w - 2 are never used), then segment k's suffix
-/// downwards from w - 1, each step combined with its prefix entry and stored. Consecutive
-/// threads take consecutive segments, then rows (`tile` points at the first input column).
-/// With Fixed, w is Cap and no step is masked.
+/// downwards from w - 1, each step combined with its prefix entry and stored. Consecutive threads
+/// take consecutive segments, then rows (`tile` points at the first input column). With Fixed, w is
+/// Cap and no step is masked.
 template <MorphOp Op, int Cap, bool Fixed>
 __device__ __forceinline__ void horizontal(const std::uint32_t* tile, std::uint32_t* across,
                                            const Geometry& g, int runtime_w, int rows) {
-  using M = SplitMorph<Op>;
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
-  constexpr int kPrefix = Cap > 1 ? Cap - 1 : 1;
   const int w = Fixed ? Cap : runtime_w;
-  for (int t = static_cast<int>(threadIdx.x); t < rows * g.segments; t += kThreads) {
-    const int k = t % g.segments;
-    const int r = t / g.segments;
+  const int segments = Fixed ? kThreads / Cap : g.segments;
+  for (int t = static_cast<int>(threadIdx.x); t < rows * segments; t += kThreads) {
+    const int k = t % segments;
+    const int r = t / segments;
     const std::uint32_t* segment = tile + r * kTileStride + k * w;
     const std::uint32_t* next = segment + w;
     std::uint32_t* dst = across + r * kAcrossStride + k * w;
-    std::uint32_t prefix_low[kPrefix];
-    std::uint32_t prefix_high[kPrefix];
-    prefix_high[0] = next[0];
-    prefix_low[0] = low_half(prefix_high[0]);
-#pragma unroll
-    for (int i = 1; i < Cap - 1; ++i) {
-      const std::uint32_t v = next[i];
-      prefix_low[i] = M::combine1(prefix_low[i - 1], low_half(v));
-      prefix_high[i] = M::combine1(prefix_high[i - 1], v);
-    }
-    // The suffix in batches: a batch's loads are issued together, ahead of its stores (a load
-    // cannot move above a store to shared memory it may alias). Loads and extrema are
-    // unconditional; entries past w - 1 (the next segment's) become neutral.
     std::uint32_t low = kNeutral;
     std::uint32_t high = kNeutral;
-#pragma unroll
-    for (int top = Cap - 1; top >= 0; top -= kSuffixBatch) {
-      std::uint32_t raw[kSuffixBatch];
-#pragma unroll
-      for (int b = 0; b < kSuffixBatch; ++b) {
-        if (top - b >= 0) raw[b] = segment[top - b];
-      }
-#pragma unroll
-      for (int b = 0; b < kSuffixBatch; ++b) {
-        const int i = top - b;
-        if (i < 0) break;
-        const bool inside = Fixed || i < w;
-        const std::uint32_t v = inside ? raw[b] : kNeutral;
-        low = M::combine1(low, low_half(v));
-        high = M::combine1(high, v);
-        if (inside) {
-          dst[i] = i > 0 ? join_halves(M::combine1(low, prefix_low[i - 1]),
-                                       M::combine1(high, prefix_high[i - 1]))
-                         : join_halves(low, high);
-        }
-      }
-    }
+    constexpr int kPrefix = Cap > 1 ? Cap - 1 : 1;
+    std::uint32_t run_low = kNeutral;
+    std::uint32_t run_high = kNeutral;
+    std::uint32_t prefix_low[kPrefix];
+    std::uint32_t prefix_high[kPrefix];
+    prefix_steps<Op, kPrefix>(next, run_low, run_high, prefix_low, prefix_high);
+    suffix_steps<Op, Fixed, Cap - 1>(segment, dst, w, low, high, prefix_low, prefix_high);
   }
 }
 
@@ -326,8 +349,8 @@ template <int C, MorphOp Op, int Cap, bool Combine, bool Fixed, bool Hot>
 __device__ __forceinline__ void vertical_segment(std::uint32_t (&ring)[Cap + 1],
                                                  const std::uint32_t* column,
                                                  const std::uint32_t* kept_column,
-                                                 const DeviceImage& out, int x, int first_out_row,
-                                                 int q, int h, int n) {
+                                                 const DeviceImage& in, const DeviceImage& out,
+                                                 int x, int first_out_row, int q, int h, int n) {
   using M = SplitMorph<Op>;
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
   std::uint32_t prefix_low = kNeutral;
@@ -426,10 +449,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
         const std::uint32_t* column = across + s * kAcrossStride + tid;
         const std::uint32_t* kept_column = keep + s * kKeepStride + keep_span.offset + tid;
         if (n == h && q > 0) {
-          vertical_segment<C, Op, Cap, Combine, Fixed, true>(ring, column, kept_column, out, x,
+          vertical_segment<C, Op, Cap, Combine, Fixed, true>(ring, column, kept_column, in, out, x,
                                                              y0 + q - h + 1, q, h, n);
         } else {
-          vertical_segment<C, Op, Cap, Combine, Fixed, false>(ring, column, kept_column, out, x,
+          vertical_segment<C, Op, Cap, Combine, Fixed, false>(ring, column, kept_column, in, out, x,
                                                               y0 + q - h + 1, q, h, n);
         }
       }
@@ -455,7 +478,7 @@ void launch(const DeviceImage& in, const DeviceImage& out, const MorphRect& rect
 }
 
 /// The rectangle by the register kernel; false when a side exceeds kLargestSide. RGBA squares
-/// of a side in kFixedSides take a kernel compiled for that side.
+/// of side kFixedSide take a kernel compiled for that side.
 inline bool try_launch(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                        const MorphRect& rect, bool combine, cudaStream_t stream) {
   constexpr int kSmallCap = 8;
@@ -464,6 +487,14 @@ inline bool try_launch(MorphOp op, const DeviceImage& in, const DeviceImage& out
   const int h = rect.y1 - rect.y0;
   const int side = std::max(w, h);
   if (side > kLargestSide) return false;
+  // RGBA rows go by 16-byte copies: rows must start 16-byte aligned (device images' pitches
+  // are kPitchAlignment multiples; anything else takes the strip kernel).
+  constexpr std::size_t kQuadBytes = kQuad * sizeof(std::uint32_t);
+  const auto quad_aligned = [](const DeviceImage& img) {
+    return img.pitch % kQuadBytes == 0 &&
+           reinterpret_cast<std::uintptr_t>(img.data) % kQuadBytes == 0;
+  };
+  if (in.channels == 4 && !(quad_aligned(in) && quad_aligned(out))) return false;
   with_channels(in.channels, [&](auto c) {
     constexpr int C = decltype(c)::value;
     const auto by_cap = [&](auto op_tag, auto combine_tag) {
