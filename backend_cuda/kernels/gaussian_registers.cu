@@ -1,16 +1,28 @@
 // The register-blocked separable Gaussian for RGBA images (variant "registers"), column pass
-// first. A thread takes P = 4 pixels (one 16-byte load per row, five rows in flight) and slides
-// down a strip of rows; a warp's 32 lanes cover 32 P consecutive pixels and the two lanes at
-// its ends only feed their neighbours, so every row is read by one aligned load per thread.
+// first. A thread takes a quad (4 pixels, one 16-byte copy per row) and slides down a strip of
+// rows; a warp's 32 lanes cover 32 consecutive quads and the two lanes at its ends only feed
+// their neighbours. The rows go ahead by cp.async into a per-warp ring in shared memory
+// (kDepth rows in flight, no registers held). The strips are sized so that every block is
+// resident at once (one wave, no tail).
 //
-// Column pass, on the raw samples: each row is split into two words, R | B << 16 and G (alpha
-// is not filtered), and added into the pending sums of the five output rows it is a tap of.
-// In 16-bit lanes that is exact: every partial sum of q_j s is at most 256 * 255 = 65280.
-// Row pass, on the column sums: the two pixels on each side come from the neighbouring lanes
-// (warp shuffles), and the sums run in 32-bit integers. R and B stay packed as R + 2^16 B:
-// the packed total wraps modulo 2^32, but B's own sum (of B = word >> 16) is taken too, and
-// total - 2^16 B-sum is R's exactly. The final (sum + 32768) >> 16 is byte 2 of the rounded sum
-// (every sum is below 2^24), picked by PRMT. Gray and RGB images take the separable tile.
+// Column pass: a row's colour samples are split per channel into pairs of adjacent pixels in
+// 16-bit lanes (c_k | c_{k+1} << 16), six words per row and thread. The last five rows are kept
+// so, and output row o is q0 (row o-2 + row o+2) + q1 (row o-1 + row o+1) + q2 row o on those
+// words, exact in 16-bit lanes (every partial sum is at most 256 * 255).
+// Row pass: the pair on each side comes from the neighbouring lane (warp shuffles), and each
+// output sample is three IDP2A (a 16-bit pair times two weight bytes plus the accumulator,
+// which starts at the rounding constant); even and odd pixels take different weight-byte
+// pairs. The final (sum + 32768) >> 16 is byte 2 of the sum (below 2^24), picked by PRMT
+// together with the alpha byte.
+// Edges: a quad with a pixel outside the row (the lanes just past either end and a partial
+// last quad) gathers its four pixels through the horizontal border, a 4-byte copy each (their
+// byte offsets are worked out once, in shared memory), so every quad of the row is written
+// here, a partial one pixel by pixel. The weights must fit a byte: q = (0, 0, 256, 0, 0) and
+// gray and RGB images take the separable tile.
+#include <array>
+#include <atomic>
+#include <cstdlib>
+
 #include "device_common.cuh"
 #include "internal.hpp"
 
@@ -24,195 +36,245 @@ constexpr int kThreads = 128;
 constexpr int kWarpsPerBlock = kThreads / kWarp;
 constexpr int kOutLanes = kWarp - 2;  ///< lanes 0 and 31 only feed their neighbours
 constexpr int kStripRows = 32;
+constexpr int kMinStripRows = 8;  ///< each strip also reads 4 apron rows
+constexpr int kDepth = 8;         ///< rows in flight per thread
+constexpr int kMaxDevices = 64;   ///< devices whose block capacity is cached
 constexpr int kRgba = 4;
+constexpr int kP = kQuadPixels;      ///< pixels per thread
+constexpr int kPairs = kP / 2;       ///< pairs of adjacent pixels per thread
+constexpr int kColours = kRgba - 1;  ///< R, G, B (alpha is copied)
+constexpr int kMaxByteWeight = 255;
 constexpr unsigned int kFullMask = 0xFFFFFFFFU;
 constexpr std::uint32_t kRound = 1U << (kGaussianShift - 1);  ///< the + 32768
-/// R's chain starts at round + 2^31 so that subtracting 2^16 (B-sum + round) leaves R-sum + round.
-constexpr std::uint32_t kRedStart = kRound + 0x80000000U;
-constexpr std::uint32_t kRedBlue = 0x00FF00FFU;  ///< bytes 0 and 2 (R, B) of a pixel word
-constexpr unsigned int kGreenOnly = 0x4441;      ///< PRMT: byte 1 (G) alone, zero above
+constexpr std::uint32_t kLowBytes = 0x00FF00FFU;              ///< the low byte of each 16-bit lane
+constexpr unsigned int kRedGreen = 0x5410;       ///< PRMT: R, G of pixel a, then R, G of pixel b
+constexpr unsigned int kBlueAlpha = 0x7632;      ///< PRMT: B, A of pixel a, then B, A of pixel b
+constexpr unsigned int kOddLanes = 0x4341;       ///< PRMT: bytes 1 and 3 into two 16-bit lanes
 constexpr unsigned int kRedGreenByte2 = 0x0062;  ///< PRMT: byte 2 of each of two sums
-constexpr unsigned int kAddBlueByte2 = 0x0610;
-constexpr unsigned int kAlphaBytes = 0x0073;  ///< PRMT: byte 3 of each of two pixel words
-constexpr unsigned int kJoinHalves = 0x5410;
+constexpr unsigned int kBlueByte2 = 0x0610;      ///< PRMT: ... then byte 2 of the third
+constexpr unsigned int kFirstAlpha = 5;          ///< PRMT selector of pixel a's alpha in B|A words
+constexpr unsigned int kSecondAlpha = 7;         ///< ... and of pixel b's
 
-struct Q5 {
+/// The weights: q0, q1, q2 for the column pass (q symmetric), and the three words of weight
+/// bytes the row pass's IDP2A take: (q0 q1 | q2 q3), (q4 0 | 0 q0), (q1 q2 | q3 q4).
+struct Weights {
   int q[kTaps];
+  std::uint32_t wa;
+  std::uint32_t wb;
+  std::uint32_t wc;
 };
 
-/// A unit of P pixels of an RGBA row: one quad (device_common.cuh).
-template <int P>
-using Words = Quad<P>;
+/// The six column words (channel c, pair h: c_{2h} | c_{2h+1} << 16) and the two B|A words of
+/// one row of a thread's quad.
+struct Split {
+  std::uint32_t c[kColours][kPairs];
+  std::uint32_t alpha[kPairs];
+};
 
-/// Unit u (pixels P u .. P u + P - 1) of row y through the vertical border; zeros for a unit
-/// starting past the row (it feeds no output).
-template <int P>
-__device__ __forceinline__ Words<P> fetch(const DeviceImage& in, int u, int y, BorderMode border) {
-  Words<P> r;
-  const int by = border_index_dev(y, in.height, border.kind);
-  if (by < 0) {
+__device__ __forceinline__ Split split(const uint4& v) {
+  const std::uint32_t w[kP] = {v.x, v.y, v.z, v.w};
+  Split s;
 #pragma unroll
-    for (int k = 0; k < P; ++k) r.w[k] = splat_byte(border.value);
-  } else if (u >= 0 && P * u < in.width) {
-    // A unit starting inside the row ends inside its pitch (a multiple of 256 bytes).
-    static_assert(P == 4, "one 16-byte load per row");
-    r = load_quad<P>(row_of(in, by), u);
+  for (int h = 0; h < kPairs; ++h) {
+    const std::uint32_t rg = __byte_perm(w[2 * h], w[2 * h + 1], kRedGreen);
+    const std::uint32_t ba = __byte_perm(w[2 * h], w[2 * h + 1], kBlueAlpha);
+    s.c[0][h] = rg & kLowBytes;
+    s.c[1][h] = __byte_perm(rg, 0U, kOddLanes);
+    s.c[2][h] = ba & kLowBytes;
+    s.alpha[h] = ba;
+  }
+  return s;
+}
+
+/// Row y through the vertical border: -1 for the border constant.
+__device__ __forceinline__ int source_row(int y, int height, BorderMode border) {
+  return static_cast<unsigned int>(y) < static_cast<unsigned int>(height)
+             ? y
+             : border_index_dev(y, height, border.kind);
+}
+
+__device__ __forceinline__ void copy_async16(uint4* dst, const void* src) {
+  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address), "l"(src)
+               : "memory");
+}
+__device__ __forceinline__ void copy_async4(std::uint32_t* dst, const void* src) {
+  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address), "l"(src)
+               : "memory");
+}
+__device__ __forceinline__ void commit_async() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void wait_async() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// One output sample of an even (odd) pixel m from the pairs x = c_{m-2} | c_{m-1},
+/// y = c_m | c_{m+1}, z = c_{m+2} | c_{m+3} (for odd m, the pairs of m - 1).
+__device__ __forceinline__ std::uint32_t even_sum(std::uint32_t x, std::uint32_t y, std::uint32_t z,
+                                                  const Weights& w) {
+  return __dp2a_lo(z, w.wb, __dp2a_hi(y, w.wa, __dp2a_lo(x, w.wa, kRound)));
+}
+__device__ __forceinline__ std::uint32_t odd_sum(std::uint32_t x, std::uint32_t y, std::uint32_t z,
+                                                 const Weights& w) {
+  return __dp2a_hi(z, w.wc, __dp2a_lo(y, w.wc, __dp2a_hi(x, w.wb, kRound)));
+}
+
+/// The row pass of one output row from the column words and writes the quad with the alpha
+/// bytes of its B|A words (only the first `pixels` where fewer than four lie in the row).
+__device__ __forceinline__ void row_pass_store(const std::uint32_t (&col)[kColours][kPairs],
+                                               const std::uint32_t (&alpha)[kPairs],
+                                               const Weights& w, std::uint8_t* dst, bool store,
+                                               int pixels) {
+  std::uint32_t sum[kColours][kP];
+#pragma unroll
+  for (int c = 0; c < kColours; ++c) {
+    // Pairs -1 .. 2 of the window: pixels -2 .. 5 of the unit.
+    const std::uint32_t left = __shfl_up_sync(kFullMask, col[c][kPairs - 1], 1);
+    const std::uint32_t right = __shfl_down_sync(kFullMask, col[c][0], 1);
+    const std::uint32_t pair[kPairs + 2] = {left, col[c][0], col[c][1], right};
+#pragma unroll
+    for (int h = 0; h < kPairs; ++h) {
+      sum[c][2 * h] = even_sum(pair[h], pair[h + 1], pair[h + 2], w);
+      sum[c][2 * h + 1] = odd_sum(pair[h], pair[h + 1], pair[h + 2], w);
+    }
+  }
+  std::uint32_t out[kP];
+#pragma unroll
+  for (int m = 0; m < kP; ++m) {
+    const std::uint32_t rgb =
+        __byte_perm(__byte_perm(sum[0][m], sum[1][m], kRedGreenByte2), sum[2][m], kBlueByte2);
+    const unsigned int a = m % 2 == 0 ? kFirstAlpha : kSecondAlpha;
+    out[m] = __byte_perm(rgb, alpha[m / 2], 0x0210U | (a << 12));
+  }
+  if (!store) return;
+  if (pixels >= kP) {
+    *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
   } else {
 #pragma unroll
-    for (int k = 0; k < P; ++k) r.w[k] = 0U;
-  }
-  return r;
-}
-
-/// The alpha bytes of a unit's pixels, packed into one word (byte k: pixel k).
-template <int P>
-__device__ __forceinline__ std::uint32_t alphas(const Words<P>& r) {
-  return __byte_perm(__byte_perm(r.w[0], r.w[1], kAlphaBytes),
-                     __byte_perm(r.w[2], r.w[3], kAlphaBytes), kJoinHalves);
-}
-
-/// Unit u and the two pixels on each side lie inside a row of `width` pixels.
-template <int P>
-__host__ __device__ bool unit_interior(int u, int width) {
-  return P * u >= kRadius && P * u + P + kRadius <= width;
-}
-
-/// The edge columns, a thread per pixel with bordered samples.
-__global__ void gaussian_edge_kernel(DeviceImage in, DeviceImage out, Q5 weights, BorderMode border,
-                                     EdgeColumns edges) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i >= edges.count() || y >= in.height) return;
-  const int x = edges.column(i);
-  std::uint8_t* dst = mutable_row(out, y) + x * kRgba;
-  for (int c = 0; c < kAlphaChannel; ++c) {
-    int sum = 0;
-    for (int a = 0; a < kTaps; ++a) {
-      for (int b = 0; b < kTaps; ++b) {
-        sum += weights.q[a] * weights.q[b] *
-               bordered_sample<kRgba>(in, x + b - kRadius, y + a - kRadius, c, border);
-      }
+    for (int m = 0; m < kP; ++m) {
+      if (m < pixels) reinterpret_cast<std::uint32_t*>(dst)[m] = out[m];
     }
-    dst[c] = static_cast<std::uint8_t>((sum + (1 << (kGaussianShift - 1))) >> kGaussianShift);
   }
-  dst[kAlphaChannel] = row_of(in, y)[x * kRgba + kAlphaChannel];
 }
 
-/// The row pass of one output row from the unit's column sums (rb: R | B << 16, g: G) and
-/// writes the P pixels with their alpha bytes.
-template <int P>
-__device__ __forceinline__ void row_pass_store(const std::uint32_t (&rb)[P],
-                                               const std::uint32_t (&g)[P], std::uint32_t alpha,
-                                               const Q5& w, std::uint8_t* row, int u, bool store) {
-  constexpr int kWindow = P + 2 * kRadius;
-  std::uint32_t e[kWindow];  // column sums of pixels P u - 2 .. P u + P + 1
-  std::uint32_t gg[kWindow];
-#pragma unroll
-  for (int k = 0; k < kRadius; ++k) {
-    e[k] = __shfl_up_sync(kFullMask, rb[P - kRadius + k], 1);
-    gg[k] = __shfl_up_sync(kFullMask, g[P - kRadius + k], 1);
-    e[P + kRadius + k] = __shfl_down_sync(kFullMask, rb[k], 1);
-    gg[P + kRadius + k] = __shfl_down_sync(kFullMask, g[k], 1);
-  }
-#pragma unroll
-  for (int k = 0; k < P; ++k) {
-    e[kRadius + k] = rb[k];
-    gg[kRadius + k] = g[k];
-  }
-  std::uint32_t blue[kWindow];
-#pragma unroll
-  for (int k = 0; k < kWindow; ++k) blue[k] = e[k] >> 16;
-  const auto q0 = static_cast<std::uint32_t>(w.q[0]);
-  const auto q1 = static_cast<std::uint32_t>(w.q[1]);
-  const auto q2 = static_cast<std::uint32_t>(w.q[2]);
-  // q is symmetric (q0 = q4, q1 = q3): q0 (a + e) + q1 (b + d) + q2 c.
-  const auto taps = [&](const std::uint32_t(&v)[kWindow], int m, std::uint32_t start) {
-    return q0 * (v[m] + v[m + 4]) + (q1 * (v[m + 1] + v[m + 3]) + (q2 * v[m + 2] + start));
-  };
-  std::uint32_t out[P];
-#pragma unroll
-  for (int m = 0; m < P; ++m) {
-    const std::uint32_t b = taps(blue, m, kRound);
-    const std::uint32_t r = taps(e, m, kRedStart) - (b << 16);
-    const std::uint32_t gsum = taps(gg, m, kRound);
-    const std::uint32_t rgb = __byte_perm(__byte_perm(r, gsum, kRedGreenByte2), b, kAddBlueByte2);
-    // Alpha byte m of `alpha` into byte 3.
-    out[m] = __byte_perm(rgb, alpha, 0x0210U | ((4U + m) << 12));
-  }
-  if (store) reinterpret_cast<uint4*>(row)[u] = make_uint4(out[0], out[1], out[2], out[3]);
-}
-
-template <int P>
 __global__ void __launch_bounds__(kThreads)
-    gaussian_registers_kernel(DeviceImage in, DeviceImage out, Q5 weights, BorderMode border) {
+    gaussian_registers_kernel(DeviceImage in, DeviceImage out, Weights weights, BorderMode border,
+                              int strip_rows) {
+  __shared__ uint4 ring[kDepth * kThreads];
+  __shared__ int4 gather_offsets[kThreads];
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
   const int warp =
       static_cast<int>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x) / kWarp;
   const int u = warp * kOutLanes - 1 + lane;
-  // Edge units are gaussian_edge_kernel's; every lane still takes part in the shuffles.
-  const bool store = lane >= 1 && lane <= kOutLanes && unit_interior<P>(u, in.width);
-  const int y0 = static_cast<int>(blockIdx.y) * kStripRows;
-  const int y1 = min(y0 + kStripRows, in.height);
-  const int last = y1 - 1 + kRadius;  // the last input row
-  // pend[s]: the column sums of output row o with (o - y0) mod 5 = s, split as R | B << 16
-  // and G. Row r is tap j of output r + 2 - j.
-  std::uint32_t pend_rb[kTaps][P] = {};
-  std::uint32_t pend_g[kTaps][P] = {};
-  std::uint32_t alpha[kTaps] = {};  // packed alpha bytes of row r, slot (r - y0) mod 5
-  // Five rows in flight: slot `phase` holds row r until it is used, then row r + 5.
-  Words<P> ahead[kTaps];
+  const int x0 = kP * u;
+  const int pixels = in.width - x0;  // of the quad inside the row (at least kP: all)
+  const bool store = lane >= 1 && lane <= kOutLanes && pixels > 0;
+  // A quad with a pixel outside the row gathers its pixels through the border (offsets in
+  // bytes, -1 for the constant). Lanes beyond the one after the last quad feed no output.
+  const bool gather = x0 < 0 || pixels < kP;
+  if (gather) {
+    int o[kP];
 #pragma unroll
-  for (int k = 0; k < kTaps; ++k) ahead[k] = fetch<P>(in, u, y0 - kRadius + k, border);
-  for (int base = y0 - kRadius; base <= last; base += kTaps) {
+    for (int k = 0; k < kP; ++k) {
+      const int bx = border_index_dev(x0 + k, in.width, border.kind);
+      o[k] = bx < 0 ? -1 : kRgba * bx;
+    }
+    gather_offsets[threadIdx.x] = make_int4(o[0], o[1], o[2], o[3]);
+  }
+  const std::uint8_t* column = in.data + sizeof(uint4) * static_cast<unsigned int>(max(u, 0));
+  std::uint8_t* out_column = out.data + sizeof(uint4) * static_cast<unsigned int>(max(u, 0));
+  const int y0 = static_cast<int>(blockIdx.y) * strip_rows;
+  const int y1 = min(y0 + strip_rows, in.height);
+  const int first = y0 - kRadius;     // the first input row
+  const int last = y1 - 1 + kRadius;  // the last input row
+  const auto q0 = static_cast<std::uint32_t>(weights.q[0]);
+  const auto q1 = static_cast<std::uint32_t>(weights.q[1]);
+  const auto q2 = static_cast<std::uint32_t>(weights.q[2]);
+  const std::uint32_t constant = splat_byte(border.value);
+  uint4* my_ring = ring + (static_cast<int>(threadIdx.x) / kWarp) * kWarp * kDepth + lane;
+  // Row y into its ring slot; a group per call (empty past the strip) keeps the count uniform.
+  const auto issue = [&](int y) {
+    if (y <= last) {
+      uint4* dst = my_ring + (static_cast<unsigned int>(y - first) % kDepth) * kWarp;
+      const int s = source_row(y, in.height, border);
+      const std::size_t offset = static_cast<std::size_t>(static_cast<unsigned int>(s)) * in.pitch;
+      if (s < 0) {
+        *dst = make_uint4(constant, constant, constant, constant);
+      } else if (!gather) {
+        copy_async16(dst, column + offset);
+      } else {
+        const int4 g = gather_offsets[threadIdx.x];
+        const int o[kP] = {g.x, g.y, g.z, g.w};
+        auto* words = reinterpret_cast<std::uint32_t*>(dst);
+#pragma unroll
+        for (int k = 0; k < kP; ++k) {
+          if (o[k] >= 0) {
+            copy_async4(words + k, in.data + offset + o[k]);
+          } else {
+            words[k] = constant;
+          }
+        }
+      }
+    }
+    commit_async();
+  };
+  for (int k = 0; k < kDepth - 1; ++k) issue(first + k);
+  // rows[(r - first) mod 5]: the split row r, kept while it is a tap of a pending output.
+  Split rows[kTaps];
+  for (int base = first; base <= last; base += kTaps) {
 #pragma unroll
     for (int phase = 0; phase < kTaps; ++phase) {
       const int r = base + phase;
       if (r > last) break;
-      const Words<P> row = ahead[phase];
-      if (r + kTaps <= last) ahead[phase] = fetch<P>(in, u, r + kTaps, border);
-      // (r - y0) mod 5 = (phase + 3) mod 5, as base = y0 - 2 (mod 5).
-      constexpr int kShift = kTaps - kRadius;
-      alpha[(phase + kShift) % kTaps] = alphas<P>(row);
+      issue(r + kDepth - 1);
+      wait_async<kDepth - 1>();
+      rows[phase] = split(my_ring[(static_cast<unsigned int>(r - first) % kDepth) * kWarp]);
+      const int o = r - kRadius;  // complete: its last tap is row r
+      if (o < y0) continue;
+      // Rows o - 2 .. o + 2 are in slots phase + 1 .. phase + 5 (mod 5).
+      const Split& a = rows[(phase + 1) % kTaps];
+      const Split& b = rows[(phase + 2) % kTaps];
+      const Split& c = rows[(phase + 3) % kTaps];
+      const Split& d = rows[(phase + 4) % kTaps];
+      const Split& e = rows[phase];
+      std::uint32_t col[kColours][kPairs];
 #pragma unroll
-      for (int k = 0; k < P; ++k) {
-        const std::uint32_t rb = row.w[k] & kRedBlue;
-        const std::uint32_t g = __byte_perm(row.w[k], 0U, kGreenOnly);
+      for (int ch = 0; ch < kColours; ++ch) {
 #pragma unroll
-        for (int j = 0; j < kTaps; ++j) {
-          // Output o = r + 2 - j, slot (o - y0) mod 5 = (phase + 3 + 2 - j) mod 5.
-          const int slot = (phase + kTaps - j) % kTaps;
-          const auto q = static_cast<std::uint32_t>(weights.q[j]);
-          pend_rb[slot][k] = j == 0 ? q * rb : q * rb + pend_rb[slot][k];
-          pend_g[slot][k] = j == 0 ? q * g : q * g + pend_g[slot][k];
+        for (int h = 0; h < kPairs; ++h) {
+          col[ch][h] =
+              q0 * (a.c[ch][h] + e.c[ch][h]) + (q1 * (b.c[ch][h] + d.c[ch][h]) + q2 * c.c[ch][h]);
         }
       }
-      const int o = r - kRadius;  // complete: its last tap was row r
-      if (o < y0) continue;
-      const int slot = (phase + kTaps - (kTaps - 1)) % kTaps;
-      row_pass_store<P>(pend_rb[slot], pend_g[slot], alpha[slot], weights, mutable_row(out, o), u,
-                        store);
+      row_pass_store(
+          col, c.alpha, weights,
+          out_column + static_cast<std::size_t>(static_cast<unsigned int>(o)) * out.pitch, store,
+          pixels);
     }
   }
 }
 
-template <int P>
-void launch_columns_first(const DeviceImage& in, const DeviceImage& out, const Q5& weights,
-                          BorderMode border, cudaStream_t stream) {
-  const int units = (in.width + P - 1) / P;
-  const int warps = (units + kOutLanes - 1) / kOutLanes;
-  const dim3 grid(blocks_for(warps, kWarpsPerBlock), blocks_for(in.height, kStripRows));
-  gaussian_registers_kernel<P><<<grid, kThreads, 0, stream>>>(in, out, weights, border);
-  CUDA_CHECK_LAUNCH("gaussian_registers_kernel");
-  // Interior units are one run from the first unit with two pixels on its left.
-  const int first = (kRadius + P - 1) / P;
-  int end = units;
-  while (end > first && !unit_interior<P>(end - 1, in.width)) --end;
-  const EdgeColumns edges = end > first ? EdgeColumns{P * first, P * end, in.width}
-                                        : EdgeColumns{in.width, in.width, in.width};
-  if (edges.count() == 0) return;
-  gaussian_edge_kernel<<<edge_grid(edges, in.height), dim3(kEdgeBlockX, kEdgeBlockY), 0, stream>>>(
-      in, out, weights, border, edges);
-  CUDA_CHECK_LAUNCH("gaussian_edge_kernel");
+/// Rows per block: the strips of all blocks fill the GPU once (every block resident at once,
+/// all finishing together), or kStripRows when fixed.
+int strip_rows_for(int column_blocks, int height, bool one_wave) {
+  if (!one_wave) return kStripRows;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  static std::array<std::atomic<int>, kMaxDevices> capacity{};  // blocks at once, 0: unknown
+  const bool cached = device >= 0 && device < kMaxDevices;
+  int blocks = cached ? capacity[device].load(std::memory_order_relaxed) : 0;
+  if (blocks == 0) {
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gaussian_registers_kernel,
+                                                             kThreads, 0));
+    blocks = max(1, sms * per_sm);
+    if (cached) capacity[device].store(blocks, std::memory_order_relaxed);
+  }
+  const int strips = max(1, blocks / column_blocks);
+  return max(static_cast<int>(blocks_for(height, strips)), kMinStripRows);
 }
 
 }  // namespace
@@ -220,13 +282,27 @@ void launch_columns_first(const DeviceImage& in, const DeviceImage& out, const Q
 void launch_gaussian_registers(const DeviceImage& in, const DeviceImage& out,
                                const std::array<int, 5>& q, BorderMode border,
                                cudaStream_t stream) {
-  if (in.channels != kRgba) {
+  bool bytes = true;
+  for (const int v : q) bytes = bytes && v >= 0 && v <= kMaxByteWeight;
+  if (in.channels != kRgba || !bytes) {
     launch_gaussian_separable(in, out, q, border, stream);
     return;
   }
-  Q5 weights{};
+  Weights weights{};
   for (int i = 0; i < kTaps; ++i) weights.q[i] = q[i];
-  launch_columns_first<kQuadPixels>(in, out, weights, border, stream);
+  const auto byte = [&](int i, int shift) { return static_cast<std::uint32_t>(q[i]) << shift; };
+  weights.wa = byte(0, 0) | byte(1, 8) | byte(2, 16) | byte(3, 24);
+  weights.wb = byte(4, 0) | byte(0, 24);
+  weights.wc = byte(1, 0) | byte(2, 8) | byte(3, 16) | byte(4, 24);
+  const char* variant = std::getenv("GAUSS_VARIANT");
+  const bool one_wave = variant == nullptr || std::atoi(variant) % 10 == 1;
+  const int units = (in.width + kP - 1) / kP;
+  const int warps = (units + kOutLanes - 1) / kOutLanes;
+  const unsigned int column_blocks = blocks_for(warps, kWarpsPerBlock);
+  const int strip = strip_rows_for(static_cast<int>(column_blocks), in.height, one_wave);
+  const dim3 grid(column_blocks, blocks_for(in.height, strip));
+  gaussian_registers_kernel<<<grid, kThreads, 0, stream>>>(in, out, weights, border, strip);
+  CUDA_CHECK_LAUNCH("gaussian_registers_kernel");
 }
 
 }  // namespace parfilter::cuda
