@@ -2,8 +2,8 @@
 // first. A thread takes a quad (4 pixels, one 16-byte copy per row) and slides down a strip of
 // rows; a warp's 32 lanes cover 32 consecutive quads and the two lanes at its ends only feed
 // their neighbours. The rows go ahead by cp.async into a per-warp ring in shared memory
-// (kDepth rows in flight, no registers held). The strips are sized so that every block is
-// resident at once (one wave, no tail).
+// (kDepth rows in flight, no registers held). Strips are short (kStripRows): a block's apron
+// rows are then still in L2 from the neighbouring strip, read at about the same time.
 //
 // Column pass: a row's colour samples are split per channel into pairs of adjacent pixels in
 // 16-bit lanes (c_k | c_{k+1} << 16), six words per row and thread. The last five rows are kept
@@ -19,10 +19,6 @@
 // byte offsets are worked out once, in shared memory), so every quad of the row is written
 // here, a partial one pixel by pixel. The weights must fit a byte: q = (0, 0, 256, 0, 0) and
 // gray and RGB images take the separable tile.
-#include <array>
-#include <atomic>
-#include <cstdlib>
-
 #include "device_common.cuh"
 #include "internal.hpp"
 
@@ -35,15 +31,17 @@ constexpr int kWarp = 32;
 constexpr int kThreads = 128;
 constexpr int kWarpsPerBlock = kThreads / kWarp;
 constexpr int kOutLanes = kWarp - 2;  ///< lanes 0 and 31 only feed their neighbours
-constexpr int kStripRows = 32;
-constexpr int kMinStripRows = 8;  ///< each strip also reads 4 apron rows
-constexpr int kDepth = 8;         ///< rows in flight per thread
-constexpr int kMaxDevices = 64;   ///< devices whose block capacity is cached
+/// Output rows per block: short strips, so that the two blocks reading an apron row do so close
+/// together in time and the second finds it in L2.
+constexpr int kStripRows = 12;
+constexpr int kDepth = 8;                                   ///< rows in flight per thread
+constexpr unsigned int kSlotBytes = kWarp * sizeof(uint4);  ///< a warp's row in the ring
 constexpr int kRgba = 4;
 constexpr int kP = kQuadPixels;      ///< pixels per thread
 constexpr int kPairs = kP / 2;       ///< pairs of adjacent pixels per thread
 constexpr int kColours = kRgba - 1;  ///< R, G, B (alpha is copied)
 constexpr int kMaxByteWeight = 255;
+constexpr int kBitsPerByte = 8;
 constexpr unsigned int kFullMask = 0xFFFFFFFFU;
 constexpr std::uint32_t kRound = 1U << (kGaussianShift - 1);  ///< the + 32768
 constexpr std::uint32_t kLowBytes = 0x00FF00FFU;              ///< the low byte of each 16-bit lane
@@ -86,6 +84,11 @@ __device__ __forceinline__ Split split(const uint4& v) {
   return s;
 }
 
+/// Byte offset of row y >= 0 (one 32 x 32 -> 64-bit multiply).
+__device__ __forceinline__ std::size_t wide(int y, unsigned int pitch) {
+  return static_cast<std::size_t>(static_cast<unsigned int>(y)) * pitch;
+}
+
 /// Row y through the vertical border: -1 for the border constant.
 __device__ __forceinline__ int source_row(int y, int height, BorderMode border) {
   return static_cast<unsigned int>(y) < static_cast<unsigned int>(height)
@@ -93,15 +96,23 @@ __device__ __forceinline__ int source_row(int y, int height, BorderMode border) 
              : border_index_dev(y, height, border.kind);
 }
 
-__device__ __forceinline__ void copy_async16(uint4* dst, const void* src) {
-  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address), "l"(src)
-               : "memory");
+// Shared-memory accesses by 32-bit shared addresses: the ring's slots are computed once per row.
+__device__ __forceinline__ void copy_async16(unsigned int dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
-__device__ __forceinline__ void copy_async4(std::uint32_t* dst, const void* src) {
-  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address), "l"(src)
+__device__ __forceinline__ void copy_async4(unsigned int dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void store_shared(unsigned int dst, std::uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint4 load_shared(unsigned int src) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(src)
                : "memory");
+  return v;
 }
 __device__ __forceinline__ void commit_async() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPending>
@@ -160,12 +171,14 @@ __device__ __forceinline__ void row_pass_store(const std::uint32_t (&col)[kColou
 
 __global__ void __launch_bounds__(kThreads)
     gaussian_registers_kernel(DeviceImage in, DeviceImage out, Weights weights, BorderMode border,
-                              int strip_rows) {
+                              int column_blocks) {
+  // Blocks go across the row first, then down the strips (a 1-D grid: any height).
+  const int column_block = static_cast<int>(blockIdx.x) % column_blocks;
+  const int strip = static_cast<int>(blockIdx.x) / column_blocks;
   __shared__ uint4 ring[kDepth * kThreads];
   __shared__ int4 gather_offsets[kThreads];
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
-  const int warp =
-      static_cast<int>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x) / kWarp;
+  const int warp = column_block * kWarpsPerBlock + static_cast<int>(threadIdx.x) / kWarp;
   const int u = warp * kOutLanes - 1 + lane;
   const int x0 = kP * u;
   const int pixels = in.width - x0;  // of the quad inside the row (at least kP: all)
@@ -184,52 +197,72 @@ __global__ void __launch_bounds__(kThreads)
   }
   const std::uint8_t* column = in.data + sizeof(uint4) * static_cast<unsigned int>(max(u, 0));
   std::uint8_t* out_column = out.data + sizeof(uint4) * static_cast<unsigned int>(max(u, 0));
-  const int y0 = static_cast<int>(blockIdx.y) * strip_rows;
-  const int y1 = min(y0 + strip_rows, in.height);
-  const int first = y0 - kRadius;     // the first input row
-  const int last = y1 - 1 + kRadius;  // the last input row
+  // Pitches below 4 GiB: one wide multiply-add per row address.
+  const auto in_pitch = static_cast<unsigned int>(in.pitch);
+  const auto out_pitch = static_cast<unsigned int>(out.pitch);
+  const int y0 = strip * kStripRows;
+  const int y1 = min(y0 + kStripRows, in.height);
+  const int first = y0 - kRadius;                   // the first input row
+  const int last = y1 - 1 + kRadius;                // the last input row
+  const int plain_last = min(last, in.height - 1);  // rows up to here need no border mapping
   const auto q0 = static_cast<std::uint32_t>(weights.q[0]);
   const auto q1 = static_cast<std::uint32_t>(weights.q[1]);
   const auto q2 = static_cast<std::uint32_t>(weights.q[2]);
   const std::uint32_t constant = splat_byte(border.value);
-  uint4* my_ring = ring + (static_cast<int>(threadIdx.x) / kWarp) * kWarp * kDepth + lane;
-  // Row y into its ring slot; a group per call (empty past the strip) keeps the count uniform.
-  const auto issue = [&](int y) {
-    if (y <= last) {
-      uint4* dst = my_ring + (static_cast<unsigned int>(y - first) % kDepth) * kWarp;
-      const int s = source_row(y, in.height, border);
-      const std::size_t offset = static_cast<std::size_t>(static_cast<unsigned int>(s)) * in.pitch;
-      if (s < 0) {
-        *dst = make_uint4(constant, constant, constant, constant);
-      } else if (!gather) {
-        copy_async16(dst, column + offset);
-      } else {
-        const int4 g = gather_offsets[threadIdx.x];
-        const int o[kP] = {g.x, g.y, g.z, g.w};
-        auto* words = reinterpret_cast<std::uint32_t*>(dst);
+  const auto my_ring = static_cast<unsigned int>(__cvta_generic_to_shared(
+      ring + (static_cast<int>(threadIdx.x) / kWarp) * kWarp * kDepth + lane));
+  // Ring slot of row y (kDepth is a power of two).
+  const auto slot = [&](int y) {
+    return my_ring + (static_cast<unsigned int>(y - first) % kDepth) * kSlotBytes;
+  };
+  // Source row s (-1: the constant) into ring slot dst, s >= 0 known when `plain`.
+  const auto copy_row = [&](unsigned int dst, int s, bool plain) {
+    if (!plain && s < 0) {
 #pragma unroll
-        for (int k = 0; k < kP; ++k) {
-          if (o[k] >= 0) {
-            copy_async4(words + k, in.data + offset + o[k]);
-          } else {
-            words[k] = constant;
-          }
+      for (int k = 0; k < kP; ++k) store_shared(dst + k * sizeof(std::uint32_t), constant);
+    } else if (!gather) {
+      copy_async16(dst, column + wide(s, in_pitch));
+    } else {
+      const std::uint8_t* row = in.data + wide(s, in_pitch);
+      const int4 g = gather_offsets[threadIdx.x];
+      const int o[kP] = {g.x, g.y, g.z, g.w};
+#pragma unroll
+      for (int k = 0; k < kP; ++k) {
+        const unsigned int word = dst + k * sizeof(std::uint32_t);
+        if (o[k] >= 0) {
+          copy_async4(word, row + o[k]);
+        } else {
+          store_shared(word, constant);
         }
       }
     }
-    commit_async();
   };
-  for (int k = 0; k < kDepth - 1; ++k) issue(first + k);
+  for (int k = 0; k < kDepth - 1; ++k) {
+    const int y = first + k;
+    copy_row(slot(y), source_row(y, in.height, border), false);
+    commit_async();
+  }
   // rows[(r - first) mod 5]: the split row r, kept while it is a tap of a pending output.
   Split rows[kTaps];
   for (int base = first; base <= last; base += kTaps) {
+    unsigned int previous = slot(base - 1);
 #pragma unroll
     for (int phase = 0; phase < kTaps; ++phase) {
       const int r = base + phase;
       if (r > last) break;
-      issue(r + kDepth - 1);
+      // Row r + kDepth - 1 goes into the slot of row r - 1 (used up); a group per row (empty
+      // past the strip) keeps the count uniform.
+      const int y = r + kDepth - 1;
+      if (y <= plain_last) {
+        copy_row(previous, y, true);
+      } else if (y <= last) {
+        copy_row(previous, source_row(y, in.height, border), false);
+      }
+      commit_async();
       wait_async<kDepth - 1>();
-      rows[phase] = split(my_ring[(static_cast<unsigned int>(r - first) % kDepth) * kWarp]);
+      const unsigned int current = slot(r);
+      rows[phase] = split(load_shared(current));
+      previous = current;
       const int o = r - kRadius;  // complete: its last tap is row r
       if (o < y0) continue;
       // Rows o - 2 .. o + 2 are in slots phase + 1 .. phase + 5 (mod 5).
@@ -247,34 +280,9 @@ __global__ void __launch_bounds__(kThreads)
               q0 * (a.c[ch][h] + e.c[ch][h]) + (q1 * (b.c[ch][h] + d.c[ch][h]) + q2 * c.c[ch][h]);
         }
       }
-      row_pass_store(
-          col, c.alpha, weights,
-          out_column + static_cast<std::size_t>(static_cast<unsigned int>(o)) * out.pitch, store,
-          pixels);
+      row_pass_store(col, c.alpha, weights, out_column + wide(o, out_pitch), store, pixels);
     }
   }
-}
-
-/// Rows per block: the strips of all blocks fill the GPU once (every block resident at once,
-/// all finishing together), or kStripRows when fixed.
-int strip_rows_for(int column_blocks, int height, bool one_wave) {
-  if (!one_wave) return kStripRows;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  static std::array<std::atomic<int>, kMaxDevices> capacity{};  // blocks at once, 0: unknown
-  const bool cached = device >= 0 && device < kMaxDevices;
-  int blocks = cached ? capacity[device].load(std::memory_order_relaxed) : 0;
-  if (blocks == 0) {
-    int sms = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gaussian_registers_kernel,
-                                                             kThreads, 0));
-    blocks = max(1, sms * per_sm);
-    if (cached) capacity[device].store(blocks, std::memory_order_relaxed);
-  }
-  const int strips = max(1, blocks / column_blocks);
-  return max(static_cast<int>(blocks_for(height, strips)), kMinStripRows);
 }
 
 }  // namespace
@@ -290,18 +298,19 @@ void launch_gaussian_registers(const DeviceImage& in, const DeviceImage& out,
   }
   Weights weights{};
   for (int i = 0; i < kTaps; ++i) weights.q[i] = q[i];
-  const auto byte = [&](int i, int shift) { return static_cast<std::uint32_t>(q[i]) << shift; };
-  weights.wa = byte(0, 0) | byte(1, 8) | byte(2, 16) | byte(3, 24);
-  weights.wb = byte(4, 0) | byte(0, 24);
-  weights.wc = byte(1, 0) | byte(2, 8) | byte(3, 16) | byte(4, 24);
-  const char* variant = std::getenv("GAUSS_VARIANT");
-  const bool one_wave = variant == nullptr || std::atoi(variant) % 10 == 1;
+  // Weight q[i] as byte k of a word.
+  const auto byte = [&](int i, int k) {
+    return static_cast<std::uint32_t>(q[i]) << (kBitsPerByte * k);
+  };
+  weights.wa = byte(0, 0) | byte(1, 1) | byte(2, 2) | byte(3, 3);
+  weights.wb = byte(4, 0) | byte(0, 3);
+  weights.wc = byte(1, 0) | byte(2, 1) | byte(3, 2) | byte(4, 3);
   const int units = (in.width + kP - 1) / kP;
   const int warps = (units + kOutLanes - 1) / kOutLanes;
   const unsigned int column_blocks = blocks_for(warps, kWarpsPerBlock);
-  const int strip = strip_rows_for(static_cast<int>(column_blocks), in.height, one_wave);
-  const dim3 grid(column_blocks, blocks_for(in.height, strip));
-  gaussian_registers_kernel<<<grid, kThreads, 0, stream>>>(in, out, weights, border, strip);
+  const unsigned int blocks = column_blocks * blocks_for(in.height, kStripRows);
+  gaussian_registers_kernel<<<blocks, kThreads, 0, stream>>>(in, out, weights, border,
+                                                             static_cast<int>(column_blocks));
   CUDA_CHECK_LAUNCH("gaussian_registers_kernel");
 }
 
