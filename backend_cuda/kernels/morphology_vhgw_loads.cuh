@@ -1,0 +1,227 @@
+// Loads of the van Herk/Gil-Werman register kernel (morphology_vhgw_registers.cuh): the
+// launch geometry and shared-memory layout, and the copies that fill a chunk's shared arrays.
+//
+//   tile        - a chunk's input rows (strip plus horizontal apron), each row from the quad
+//                 holding its first input column, neutral outside the image;
+//   merge words - for each output row finished in the chunk, the strip's words its results are
+//                 merged with (alpha; the previous rectangles' result when combining).
+// RGBA rows go by 16-byte cp.async, a thread per quad of a row at a compile-time count of quads
+// per row (no registers held: every copy of a chunk in flight at once, the block waits with
+// wait_copies); 1- and 3-byte pixels are loaded and stored a word per thread.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "internal.hpp"
+#include "morphology_common.cuh"
+
+namespace parfilter::cuda::vhgw_registers {
+
+constexpr int kThreads = 128;      ///< threads per block; the strip is at most this wide
+constexpr int kMaxChunkRows = 32;  ///< input rows per chunk, at most (whole segments)
+constexpr int kLoadsPerRow = 2;    ///< 1- and 3-byte pixels: tile words per row / kThreads
+constexpr int kQuad = 4;           ///< pixels per 16-byte copy (RGBA)
+constexpr int kLargestSide = 32;   ///< longest side that fits the register arrays
+constexpr int kAcrossStride = kThreads + 1;  ///< words per row of horizontal results (odd)
+
+/// Words per tile row: a row starts at the quad holding its first input column (up to 3 words
+/// before it), then the widest line (128 + 31) and the scans' reads past it (up to column
+/// strip + 30, values unused). 4 mod 32: rows stay 16-byte aligned, and the 8 rows x 4
+/// segments of a warp's work items at w = 31 fall in 32 different banks.
+constexpr int kTileStride = 164;
+static_assert(kTileStride % 32 == kQuad && kTileStride >= kQuad + kThreads + kLargestSide);
+static_assert(kTileStride <= kLoadsPerRow * kThreads);
+/// Words per row of merge words: the strip from its quad (up to 3 words before it).
+constexpr int kKeepStride = kThreads + kQuad;
+
+/// The launch's shape, fixed by the rectangle's size.
+struct Geometry {
+  int segments = 0;  ///< horizontal segments (of w columns) per strip
+  int strip = 0;     ///< output columns per block: segments x w
+  int chunk = 0;     ///< input rows per chunk: a multiple of h
+};
+
+inline Geometry geometry_for(int w, int h) {
+  Geometry g;
+  g.segments = std::max(1, kThreads / w);
+  g.strip = g.segments * w;
+  g.chunk = std::max(1, kMaxChunkRows / h) * h;
+  return g;
+}
+
+/// Tile, horizontal results and merge words of a chunk.
+inline std::size_t shared_bytes(int chunk) {
+  return sizeof(std::uint32_t) * static_cast<std::size_t>(chunk) *
+         static_cast<std::size_t>(kTileStride + kAcrossStride + kKeepStride);
+}
+
+/// cp.async of one 32-bit word from global into shared memory (sm_80+): the copy holds no
+/// register, so every copy of a chunk can be in flight at once. Older GPUs load and store.
+__device__ __forceinline__ void copy_word_async(std::uint32_t* dst, const std::uint32_t* src) {
+#if __CUDA_ARCH__ >= 800
+  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address), "l"(src)
+               : "memory");
+#else
+  *dst = __ldg(src);
+#endif
+}
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+/// Waits until at most the newest `Pending` groups of this thread's copies are in flight.
+template <int Pending>
+__device__ __forceinline__ void wait_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#endif
+}
+
+/// 16-byte cp.async (RGBA quads; both addresses 16-byte aligned).
+__device__ __forceinline__ void copy_quad_async(std::uint32_t* dst, const std::uint8_t* src) {
+#if __CUDA_ARCH__ >= 800
+  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address), "l"(src)
+               : "memory");
+#else
+  *reinterpret_cast<uint4*>(dst) = __ldg(reinterpret_cast<const uint4*>(src));
+#endif
+}
+
+/// Where a block's copies of a row span start: the quad holding its first column.
+struct Span {
+  int first = 0;   ///< image column of the span's first word (a multiple of 4)
+  int offset = 0;  ///< words before the wanted first column (0..3)
+};
+__device__ __forceinline__ Span span_for(int first_column) {
+  const int offset = first_column & (kQuad - 1);
+  return Span{first_column - offset, offset};
+}
+
+/// A thread's share of copying rows of `Quads` quads: quad tid % Quads of rows tid / Quads,
+/// + kPasses, ... (a compile-time divisor; every row span is copied at its widest).
+template <int Quads>
+struct QuadLane {
+  static constexpr int kPasses = kThreads / Quads;  ///< rows per sweep of the block
+  int quad = static_cast<int>(threadIdx.x) % Quads;
+  int row = static_cast<int>(threadIdx.x) / Quads;
+  [[nodiscard]] __device__ bool active() const { return row < kPasses; }
+};
+/// Tile rows: up to 3 words before the first column, a line of at most 128 + 31 words.
+constexpr int kTileQuads = kTileStride / kQuad;
+/// Merge-word rows: up to 3 words before the strip's first column, at most 128 words.
+constexpr int kKeepQuads = kKeepStride / kQuad + 1;
+static_assert(kQuad * kKeepQuads >= kQuad - 1 + kThreads &&
+              kQuad * kKeepQuads <= kKeepStride + kQuad);
+
+/// Starts copying one chunk's input rows (strip plus apron, from the quad holding the first
+/// column) into `tile`, neutral outside the image. RGBA: a thread per quad of a row, by 16-byte
+/// cp.async (rows are 256-byte aligned; no registers held, every copy in flight at once), the
+/// quad across the right edge word by word; 1- and 3-byte pixels are loaded and stored.
+template <int C, MorphOp Op>
+__device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t* tile,
+                                           const Span& sp, int y_first, int rows) {
+  constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
+  if constexpr (C == 4) {
+    using Lane = QuadLane<kTileQuads>;
+    const Lane lane;
+    if (!lane.active()) return;
+    const int x = sp.first + kQuad * lane.quad;
+    const bool whole = x >= 0 && x + kQuad <= in.width;
+    const bool partial = !whole && x >= 0 && x < in.width;
+    const uint4 neutral = make_uint4(kNeutral, kNeutral, kNeutral, kNeutral);
+    // This thread's rows lane.row + k kPasses: those above the image, those in it (its quad
+    // copied when whole), those below; no test per row in the middle run.
+    const int inside_first = min(rows, max(0, -y_first));
+    const int inside_end = max(inside_first, min(rows, in.height - y_first));
+    int r = lane.row;
+    std::uint32_t* dst = tile + r * kTileStride + kQuad * lane.quad;
+    constexpr int kDstStep = Lane::kPasses * kTileStride;
+    for (; r < inside_first; r += Lane::kPasses, dst += kDstStep) {
+      *reinterpret_cast<uint4*>(dst) = neutral;
+    }
+    const std::uint8_t* src =
+        in.data + static_cast<std::ptrdiff_t>(y_first + r) * static_cast<std::ptrdiff_t>(in.pitch) +
+        static_cast<std::ptrdiff_t>(sizeof(std::uint32_t)) * x;
+    const std::size_t src_step = Lane::kPasses * in.pitch;
+    if (whole) {
+#pragma unroll 2
+      for (; r < inside_end; r += Lane::kPasses, src += src_step, dst += kDstStep) {
+        copy_quad_async(dst, src);
+      }
+    } else {
+      for (; r < inside_end; r += Lane::kPasses, src += src_step, dst += kDstStep) {
+        const auto* words = reinterpret_cast<const std::uint32_t*>(src);
+        for (int i = 0; i < kQuad; ++i) {
+          if (partial && x + i < in.width) {
+            copy_word_async(dst + i, words + i);
+          } else {
+            dst[i] = kNeutral;
+          }
+        }
+      }
+    }
+    for (; r < rows; r += Lane::kPasses, dst += kDstStep) {
+      *reinterpret_cast<uint4*>(dst) = neutral;
+    }
+  } else {
+    const int tid = static_cast<int>(threadIdx.x);
+    for (int r = 0; r < rows; ++r) {
+      const int y = y_first + r;
+      const bool row_inside = y >= 0 && y < in.height;
+#pragma unroll
+      for (int k = 0; k < kLoadsPerRow; ++k) {
+        const int c = tid + k * kThreads;
+        const int x = sp.first + c;
+        if (c >= kTileStride) continue;
+        tile[r * kTileStride + c] =
+            row_inside && x >= 0 && x < in.width ? load_pixel<C>(row_of(in, y), x) : kNeutral;
+      }
+    }
+  }
+}
+
+/// Starts copying, for each output row finished in a chunk, the strip's words its results are
+/// merged with: the previous rectangles' result when combining (it already carries the input's
+/// alpha: the first rectangle copied it), else the input pixel (for its alpha). RGBA by 16-byte
+/// cp.async from the quad holding the strip's first column (quads from the image's right edge
+/// or the strip's end on are not needed; the one across the edge reads its row's padding).
+template <int C, bool Combine>
+__device__ __forceinline__ void issue_keep(const DeviceImage& in, const DeviceImage& out,
+                                           std::uint32_t* keep, const Span& sp, int end, int y_out,
+                                           int first, int rows) {
+  if constexpr (Combine || C == 4) {
+    const std::uint8_t* base = Combine ? out.data : in.data;
+    const std::size_t pitch = Combine ? out.pitch : in.pitch;
+    if constexpr (C == 4) {
+      using Lane = QuadLane<kKeepQuads>;
+      const Lane lane;
+      const int x = sp.first + kQuad * lane.quad;
+      if (!lane.active() || x >= end) return;
+      int r = first + lane.row;
+      const std::uint8_t* src = base + static_cast<std::size_t>(y_out + r) * pitch +
+                                sizeof(std::uint32_t) * static_cast<std::size_t>(x);
+      std::uint32_t* dst = keep + r * kKeepStride + kQuad * lane.quad;
+#pragma unroll 2
+      for (; r < rows; r += Lane::kPasses) {
+        copy_quad_async(dst, src);
+        src += Lane::kPasses * pitch;
+        dst += Lane::kPasses * kKeepStride;
+      }
+    } else {
+      const int tid = static_cast<int>(threadIdx.x);
+      const int x = sp.first + tid;  // this thread's column
+      if (x >= end) return;
+      for (int r = first; r < rows; ++r) {
+        keep[r * kKeepStride + tid] =
+            load_pixel<C>(base + static_cast<std::size_t>(y_out + r) * pitch, x);
+      }
+    }
+  }
+}
+
+}  // namespace parfilter::cuda::vhgw_registers
