@@ -19,6 +19,7 @@
 // byte offsets are worked out once, in shared memory), so every quad of the row is written
 // here, a partial one pixel by pixel. The weights must fit a byte: q = (0, 0, 256, 0, 0) and
 // gray and RGB images take the separable tile.
+#include "async_copy.cuh"
 #include "device_common.cuh"
 #include "internal.hpp"
 
@@ -94,30 +95,6 @@ __device__ __forceinline__ int source_row(int y, int height, BorderMode border) 
   return static_cast<unsigned int>(y) < static_cast<unsigned int>(height)
              ? y
              : border_index_dev(y, height, border.kind);
-}
-
-// Shared-memory accesses by 32-bit shared addresses: the ring's slots are computed once per row.
-__device__ __forceinline__ void copy_async16(unsigned int dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void copy_async4(unsigned int dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void store_shared(unsigned int dst, std::uint32_t v) {
-  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(dst), "r"(v) : "memory");
-}
-__device__ __forceinline__ uint4 load_shared(unsigned int src) {
-  uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "r"(src)
-               : "memory");
-  return v;
-}
-__device__ __forceinline__ void commit_async() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int kPending>
-__device__ __forceinline__ void wait_async() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
 /// One output sample of an even (odd) pixel m from the pairs x = c_{m-2} | c_{m-1},

@@ -7,13 +7,14 @@
 //                 merged with (alpha; the previous rectangles' result when combining).
 // RGBA rows go by 16-byte cp.async, a thread per quad of a row at a compile-time count of quads
 // per row (no registers held: every copy of a chunk in flight at once, the block waits with
-// wait_copies); 1- and 3-byte pixels are loaded and stored a word per thread.
+// wait_async, async_copy.cuh); 1- and 3-byte pixels are loaded and stored a word per thread.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "async_copy.cuh"
 #include "internal.hpp"
 #include "morphology_common.cuh"
 
@@ -55,41 +56,6 @@ inline Geometry geometry_for(int w, int h) {
 inline std::size_t shared_bytes(int chunk) {
   return sizeof(std::uint32_t) * static_cast<std::size_t>(chunk) *
          static_cast<std::size_t>(kTileStride + kAcrossStride + kKeepStride);
-}
-
-/// cp.async of one 32-bit word from global into shared memory (sm_80+): the copy holds no
-/// register, so every copy of a chunk can be in flight at once. Older GPUs load and store.
-__device__ __forceinline__ void copy_word_async(std::uint32_t* dst, const std::uint32_t* src) {
-#if __CUDA_ARCH__ >= 800
-  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address), "l"(src)
-               : "memory");
-#else
-  *dst = __ldg(src);
-#endif
-}
-__device__ __forceinline__ void commit_copies() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-/// Waits until at most the newest `Pending` groups of this thread's copies are in flight.
-template <int Pending>
-__device__ __forceinline__ void wait_copies() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-#endif
-}
-
-/// 16-byte cp.async (RGBA quads; both addresses 16-byte aligned).
-__device__ __forceinline__ void copy_quad_async(std::uint32_t* dst, const std::uint8_t* src) {
-#if __CUDA_ARCH__ >= 800
-  const auto shared_address = static_cast<unsigned int>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address), "l"(src)
-               : "memory");
-#else
-  *reinterpret_cast<uint4*>(dst) = __ldg(reinterpret_cast<const uint4*>(src));
-#endif
 }
 
 /// Where a block's copies of a row span start: the quad holding its first column.
@@ -151,14 +117,14 @@ __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t*
     if (whole) {
 #pragma unroll 2
       for (; r < inside_end; r += Lane::kPasses, src += src_step, dst += kDstStep) {
-        copy_quad_async(dst, src);
+        copy_async16(shared_address(dst), src);
       }
     } else {
       for (; r < inside_end; r += Lane::kPasses, src += src_step, dst += kDstStep) {
         const auto* words = reinterpret_cast<const std::uint32_t*>(src);
         for (int i = 0; i < kQuad; ++i) {
           if (partial && x + i < in.width) {
-            copy_word_async(dst + i, words + i);
+            copy_async4(shared_address(dst + i), words + i);
           } else {
             dst[i] = kNeutral;
           }
@@ -208,7 +174,7 @@ __device__ __forceinline__ void issue_keep(const DeviceImage& in, const DeviceIm
       std::uint32_t* dst = keep + r * kKeepStride + kQuad * lane.quad;
 #pragma unroll 2
       for (; r < rows; r += Lane::kPasses) {
-        copy_quad_async(dst, src);
+        copy_async16(shared_address(dst), src);
         src += Lane::kPasses * pitch;
         dst += Lane::kPasses * kKeepStride;
       }

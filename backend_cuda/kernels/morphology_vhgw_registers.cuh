@@ -222,22 +222,22 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   // at q. A chunk's tile copies run during the previous chunk's vertical pass, its merge
   // words' during its own horizontal pass.
   issue_tile<C, Op>(in, tile, tile_span, y0 + rect.y0, min(g.chunk, input_rows));
-  commit_copies();
+  commit_async();
   for (int q0 = 0; q0 < input_rows; q0 += g.chunk) {
     const int rows = min(g.chunk, input_rows - q0);
-    wait_copies<0>();  // this chunk's tile
-    __syncthreads();   // ... for every thread, and the previous vertical pass is done
+    wait_async<0>();  // this chunk's tile
+    __syncthreads();  // ... for every thread, and the previous vertical pass is done
     issue_keep<C, Combine>(in, out, keep, keep_span, keep_end, y0 + q0 - h + 1, max(0, h - 1 - q0),
                            rows);
-    commit_copies();
+    commit_async();
     horizontal<Op, Cap, Fixed>(tile + tile_span.offset, across, g, w, rows);
-    wait_copies<0>();  // this chunk's merge words
-    __syncthreads();   // ... for every thread; the tile is consumed, `across` complete
+    wait_async<0>();  // this chunk's merge words
+    __syncthreads();  // ... for every thread; the tile is consumed, `across` complete
     const int next = q0 + g.chunk;
     if (next < input_rows) {
       issue_tile<C, Op>(in, tile, tile_span, y0 + rect.y0 + next, min(g.chunk, input_rows - next));
     }
-    commit_copies();
+    commit_async();
     // Vertical: the chunk starts on a segment boundary (it holds whole segments of h rows).
     if (owns_column) {
       for (int s = 0; s < rows; s += h) {
