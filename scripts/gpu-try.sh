@@ -4,23 +4,25 @@
 # binaries (optionally narrowed to one op), the benchmark, and optionally Nsight Compute on one
 # kernel. The full check before a change lands is scripts/gpu-check.sh.
 #
-#   scripts/gpu-try.sh [--op NAME] [--ncu KERNEL_REGEX] [--bench-grep REGEX]
+#   scripts/gpu-try.sh [--op NAME] [--ncu KERNEL_REGEX]... [--bench-grep REGEX]
 #
 #   --op NAME          cross-backend cases *cuda_NAME_* only (e.g. gaussian, sobel, erode)
 #   --ncu REGEX        profile the first launch of the kernel matching REGEX at the GPU's own
-#                      clocks (ncu locks them to base otherwise; sections as in
-#                      gpu-profile.sh), report in $OUT/ncu.txt
+#                      clocks (ncu locks them to base otherwise): throughput, occupancy,
+#                      scheduler, warp stalls, instructions; report in $OUT/ncu-REGEX.txt (only
+#                      letters, digits and _ kept in the name). Repeat for several kernels.
 #   --bench-grep REGEX print only the benchmark rows matching REGEX (all rows are in bench.txt)
 # Build directory: $BUILD_DIR, default /tmp/build-<name of the source directory>.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${OUT:-$root/gpu-try-logs}"
 build="${BUILD_DIR:-/tmp/build-$(basename "$root")}"
-op="" ncu_kernel="" bench_grep="."
+op="" bench_grep="."
+ncu_kernels=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --op) op="$2"; shift 2 ;;
-    --ncu) ncu_kernel="$2"; shift 2 ;;
+    --ncu) ncu_kernels+=("$2"); shift 2 ;;
     --bench-grep) bench_grep="$2"; shift 2 ;;
     *) echo "usage: $0 [--op NAME] [--ncu KERNEL_REGEX] [--bench-grep REGEX]" >&2; exit 2 ;;
   esac
@@ -53,14 +55,16 @@ grep -E "FAILED|PASSED" "$out/cross.log" | head -n 20
 "$build/backend_cuda/parfilter-bench-cuda" >"$out/bench.txt" 2>&1 || status=1
 grep -E "cudaMemcpy" "$out/bench.txt" | head -n 3
 grep -E "$bench_grep" "$out/bench.txt" | grep "^|" | head -n 40
-if [[ -n "$ncu_kernel" ]]; then
-  sections=()
-  for s in SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats MemoryWorkloadAnalysis \
-           ComputeWorkloadAnalysis InstructionStats; do sections+=(--section "$s"); done
-  timeout 300 ncu --clock-control none --print-details all --kernel-name "regex:$ncu_kernel" --launch-count 1 "${sections[@]}" \
-    "$build/backend_cuda/parfilter-bench-cuda" >"$out/ncu.txt" 2>&1
+sections=()
+for s in SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats MemoryWorkloadAnalysis \
+         ComputeWorkloadAnalysis InstructionStats; do sections+=(--section "$s"); done
+for kernel in "${ncu_kernels[@]}"; do
+  report="$out/ncu-${kernel//[^A-Za-z0-9_]/}.txt"
+  timeout 300 ncu --clock-control none --print-details all --kernel-name "regex:$kernel" \
+    --launch-count 1 "${sections[@]}" "$build/backend_cuda/parfilter-bench-cuda" >"$report" 2>&1
+  echo "== ncu $kernel"
   grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  " \
-    "$out/ncu.txt" | head -n 12
-fi
+    "$report" | head -n 12
+done
 echo "tests: $([[ $status -eq 0 ]] && echo PASS || echo FAIL)"
 exit $status
