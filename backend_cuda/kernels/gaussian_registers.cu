@@ -186,8 +186,8 @@ __global__ void __launch_bounds__(kThreads)
   const auto q1 = static_cast<std::uint32_t>(weights.q[1]);
   const auto q2 = static_cast<std::uint32_t>(weights.q[2]);
   const std::uint32_t constant = splat_byte(border.value);
-  const auto my_ring = static_cast<unsigned int>(__cvta_generic_to_shared(
-      ring + (static_cast<int>(threadIdx.x) / kWarp) * kWarp * kDepth + lane));
+  const unsigned int my_ring =
+      shared_address(ring + (static_cast<int>(threadIdx.x) / kWarp) * kWarp * kDepth + lane);
   // Ring slot of row y (kDepth is a power of two).
   const auto slot = [&](int y) {
     return my_ring + (static_cast<unsigned int>(y - first) % kDepth) * kSlotBytes;

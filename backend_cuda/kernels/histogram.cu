@@ -16,6 +16,7 @@
 #include <array>
 #include <atomic>
 
+#include "async_copy.cuh"
 #include "device_common.cuh"
 
 namespace parfilter::cuda {
@@ -198,8 +199,8 @@ __global__ void __launch_bounds__(kAtomicBlock)
   for (int i = tid; i < kAtomicWarps * kWords; i += kAtomicBlock) sub[i] = 0;
   __syncthreads();
   const int lane = tid % kWarp;
-  const unsigned int mine = static_cast<unsigned int>(__cvta_generic_to_shared(
-      sub + (tid / kWarp) * kWords + (L == Layout::pairs ? lane / kLanesPerWord : 0)));
+  const unsigned int mine = shared_address(sub + (tid / kWarp) * kWords +
+                                           (L == Layout::pairs ? lane / kLanesPerWord : 0));
   const unsigned int one = L == Layout::pairs ? 1U << (kHalfBits * (lane % kLanesPerWord)) : 1U;
   const auto add = [&](int h, int v) {
     shared_add(mine + static_cast<unsigned int>(h * kBins * kWordBytes + v * kBinBytes), one);
