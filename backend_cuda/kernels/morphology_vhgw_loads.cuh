@@ -3,8 +3,11 @@
 //
 //   tile        - a chunk's input rows (strip plus horizontal apron), each row from the quad
 //                 holding its first input column, neutral outside the image;
-//   merge words - for each output row finished in the chunk, the strip's words its results are
-//                 merged with (alpha; the previous rectangles' result when combining).
+//   merge words - when combining, for each output row finished in the chunk, the previous
+//                 rectangles' result for the strip (its results are merged with them);
+//   alpha rows  - RGBA otherwise: the alpha byte of each output pixel's own input pixel,
+//                 copied out of the tile before the horizontal pass (keep_alpha) instead of
+//                 reading the input a second time.
 // RGBA rows go by 16-byte cp.async, a thread per quad of a row at a compile-time count of quads
 // per row (no registers held: every copy of a chunk in flight at once, the block waits with
 // wait_async, async_copy.cuh); 1- and 3-byte pixels are loaded and stored a word per thread.
@@ -25,7 +28,10 @@ constexpr int kMaxChunkRows = 32;  ///< input rows per chunk, at most (whole seg
 constexpr int kLoadsPerRow = 2;    ///< 1- and 3-byte pixels: tile words per row / kThreads
 constexpr int kQuad = 4;           ///< pixels per 16-byte copy (RGBA)
 constexpr int kLargestSide = 32;   ///< longest side that fits the register arrays
-constexpr int kAcrossStride = kThreads + 1;  ///< words per row of horizontal results (odd)
+/// Words per row of horizontal results: 4 mod 32, so the 8 rows x 4 segments of a warp's work
+/// items at w = 31 store to 32 different banks (an odd stride gave 4-way conflicts).
+constexpr int kAcrossStride = kThreads + kQuad;
+static_assert(kAcrossStride % 32 == kQuad);
 
 /// Words per tile row: a row starts at the quad holding its first input column (up to 3 words
 /// before it), then the widest line (128 + 31) and the scans' reads past it (up to column
@@ -52,10 +58,25 @@ inline Geometry geometry_for(int w, int h) {
   return g;
 }
 
-/// Tile, horizontal results and merge words of a chunk.
-inline std::size_t shared_bytes(int chunk) {
-  return sizeof(std::uint32_t) * static_cast<std::size_t>(chunk) *
-         static_cast<std::size_t>(kTileStride + kAcrossStride + kKeepStride);
+/// What a block keeps besides its tile and horizontal results: merge words copied from global
+/// memory when combining with the previous rectangles' result; for RGBA otherwise, the alpha
+/// bytes of the output rows' own input pixels, taken from the tile (no second read of the
+/// input). The alpha rows of two chunks (the current one's and the next one's) by parity.
+template <int C, bool Combine>
+struct Keeps {
+  static constexpr bool kWords = Combine;
+  static constexpr bool kAlpha = C == 4 && !Combine;
+};
+constexpr int kAlphaStride = kThreads;  ///< bytes per alpha row
+
+/// Tile, horizontal results, merge words or alpha rows of a chunk.
+template <int C, bool Combine>
+std::size_t shared_bytes(int chunk) {
+  using K = Keeps<C, Combine>;
+  const std::size_t words =
+      static_cast<std::size_t>(kTileStride + kAcrossStride + (K::kWords ? kKeepStride : 0));
+  const std::size_t alpha = K::kAlpha ? 2 * kMaxChunkRows * kAlphaStride : 0;
+  return sizeof(std::uint32_t) * static_cast<std::size_t>(chunk) * words + alpha;
 }
 
 /// Where a block's copies of a row span start: the quad holding its first column.
@@ -115,7 +136,7 @@ __device__ __forceinline__ void issue_tile(const DeviceImage& in, std::uint32_t*
         static_cast<std::ptrdiff_t>(sizeof(std::uint32_t)) * x;
     const std::size_t src_step = Lane::kPasses * in.pitch;
     if (whole) {
-#pragma unroll 2
+#pragma unroll 4
       for (; r < inside_end; r += Lane::kPasses, src += src_step, dst += kDstStep) {
         copy_async16(shared_address(dst), src);
       }
@@ -185,6 +206,42 @@ __device__ __forceinline__ void issue_keep(const DeviceImage& in, const DeviceIm
       for (int r = first; r < rows; ++r) {
         keep[r * kKeepStride + tid] =
             load_pixel<C>(base + static_cast<std::size_t>(y_out + r) * pitch, x);
+      }
+    }
+  }
+}
+
+/// RGBA without combining: copies the alpha of a chunk's input rows (`source` at the tile word
+/// of this thread's column) to the output rows they belong to. Input row r of the chunk
+/// finishes output row r + d (d = h - 1 + rect.y0): row r + d of this chunk's alpha rows
+/// (`own`) while r < split = chunk - d, row r - split of the next chunk's (`next`) after. All
+/// `Rows` rows (the chunk's capacity; rows past the last chunk's end carry stale words, whose
+/// alpha goes to rows no output reads) in batches whose loads are issued before their stores
+/// (a load cannot move above a store to shared memory it may alias). Only this thread reads
+/// its column's alpha, so the copy needs no barrier of its own. A compile-time split (the
+/// centred square) leaves a load and a store per row.
+template <int Rows>
+__device__ __forceinline__ void keep_alpha(const std::uint32_t* source, std::uint8_t* own,
+                                           std::uint8_t* next, int d, int split, int chunk) {
+  constexpr int kAlphaByte = 3;
+  constexpr int kBatch = 8;
+  constexpr int kSourceStride = kTileStride * static_cast<int>(sizeof(std::uint32_t));
+  const std::uint8_t* src = reinterpret_cast<const std::uint8_t*>(source) + kAlphaByte;
+  const int tid = static_cast<int>(threadIdx.x);
+  std::uint8_t* own_row0 = own + d * kAlphaStride + tid;
+  std::uint8_t* next_row0 = next - split * kAlphaStride + tid;
+#pragma unroll
+  for (int r0 = 0; r0 < Rows; r0 += kBatch) {
+    unsigned int v[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (r0 + b < Rows && r0 + b < chunk) v[b] = src[(r0 + b) * kSourceStride];
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int r = r0 + b;
+      if (r < Rows && r < chunk) {
+        (r < split ? own_row0 : next_row0)[r * kAlphaStride] = static_cast<std::uint8_t>(v[b]);
       }
     }
   }

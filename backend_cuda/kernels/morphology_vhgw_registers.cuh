@@ -5,11 +5,12 @@
 // A block owns a strip of `segments` x w output columns (at most 128) and streams down
 // kStripRows output rows in chunks of whole vertical segments (m x h rows, at most 32):
 //   load       - (morphology_vhgw_loads.cuh) the chunk's input rows (strip plus horizontal
-//                apron, from the quad holding the first column) into shared memory, and for
-//                each output row the strip's words its results are merged with (alpha; the
-//                previous rectangles' result when combining); RGBA by 16-byte cp.async, a
-//                thread per quad of a row. The next chunk's rows are in flight during this
-//                chunk's vertical pass, the merge words during its horizontal pass;
+//                apron, from the quad holding the first column) into shared memory; RGBA by
+//                16-byte cp.async, a thread per quad of a row. The next chunk's rows are in
+//                flight during this chunk's vertical pass. What the results are merged with:
+//                when combining, the previous rectangles' result (merge words, in flight
+//                during the horizontal pass); for RGBA otherwise, each output pixel's own
+//                alpha, copied from the tile into alpha rows before the horizontal pass;
 //   horizontal - a work item per (row, segment): the prefix extrema of the next segment in
 //                registers, then its own segment's suffix extrema combined with them on the
 //                fly, each word read once per scan;
@@ -19,11 +20,11 @@
 //                constant once the segment loop is unrolled), turned into suffix extrema in
 //                place when the segment completes.
 // Pixels outside the image are the neutral value (FILTERS.md: morphology ignores them; there
-// is no border mode). Extrema work on two halves of a pixel word in 16-bit lanes: bytes 0 and 2
-// masked into the low bytes of their lanes, bytes 1 and 3 as they are (a lane's extremum
-// carries the extremum of its high bytes), one VIMNMX per extremum and half; both joined back
-// by one LOP3. RGBA squares of side kFixedSide (the common large element) get a kernel with w
-// and h compile-time: straight-line scans with no masked steps.
+// is no border mode). Extrema work on two halves of a pixel word in 16-bit lanes: the word
+// shifted up a byte (bytes 0 and 2 high in their lanes), and the word as it is (bytes 1 and 3
+// high; a lane's extremum carries the extremum of its high bytes), one VIMNMX per extremum and
+// half; both joined back by one PRMT. RGBA squares of side kFixedSide (the common large
+// element) get a kernel with w and h compile-time: straight-line scans with no masked steps.
 #pragma once
 
 #include <algorithm>
@@ -37,22 +38,24 @@
 namespace parfilter::cuda::vhgw_registers {
 
 constexpr int kStripRows = 256;  ///< output rows per block (h - 1 warm-up rows each)
-constexpr int kMinBlocks = 4;    ///< 52 KB of shared memory and <= 128 registers at 31 x 31
+constexpr int kMinBlocks = 4;    ///< 45 KB of shared memory and <= 128 registers at 31 x 31
 constexpr int kSuffixBatch = 8;  ///< suffix-scan loads issued together
 constexpr int kFixedSide = 31;   ///< RGBA squares of this side get a kernel of their own
 /// Bytes 0-2 of the first word, byte 3 of the second (__byte_perm selector): the alpha.
 constexpr unsigned int kAlphaFromSecond = 0x7210U;
+/// Bytes 0-2 of the first word, byte 0 of the second: an alpha byte loaded on its own.
+constexpr unsigned int kAlphaFromSecondLow = 0x4210U;
 
-/// A pixel word for 16-bit-lane extrema: its low half is bytes 0 and 2 masked into the low
-/// bytes of their lanes; its high half is the word itself (a 16-bit lane's extremum carries the
-/// extremum of the lanes' high bytes, bytes 1 and 3, whatever their low bytes).
-constexpr std::uint32_t kLowBytes = 0x00FF00FFU;
-constexpr std::uint32_t kHighBytes = 0xFF00FF00U;
-__device__ __forceinline__ std::uint32_t low_half(std::uint32_t v) { return v & kLowBytes; }
-/// The pixel back from its halves' extrema (a low half's high bytes are zero: every extremum
-/// takes at least one masked value).
+/// A pixel word for 16-bit-lane extrema. A 16-bit lane's extremum carries the extremum of the
+/// lanes' high bytes, whatever their low bytes: the high half is the word itself (bytes 1 and
+/// 3 high), the low half the word shifted up a byte (bytes 0 and 2 high). The shift is a
+/// multiply, which the FMA pipe takes off the busier integer pipe (a mask would be a LOP3).
+constexpr std::uint32_t kByteShift = 0x100U;
+__device__ __forceinline__ std::uint32_t low_half(std::uint32_t v) { return v * kByteShift; }
+/// The pixel back from its halves' extrema: bytes 1 and 3 of the low half, 1 and 3 of the high.
+constexpr unsigned int kJoinHalves = 0x7351U;
 __device__ __forceinline__ std::uint32_t join_halves(std::uint32_t low, std::uint32_t high) {
-  return (high & kHighBytes) | low;
+  return __byte_perm(low, high, kJoinHalves);
 }
 
 /// Suffix steps i = Top .. 0 of a segment (both halves, running in low / high), each combined
@@ -137,40 +140,66 @@ __device__ __forceinline__ void horizontal(const std::uint32_t* tile, std::uint3
   }
 }
 
+/// Where the vertical pass finds what its results are merged with: a merge word per output row
+/// (combining) or an alpha byte (RGBA otherwise), for this thread's column.
+template <int C, bool Combine>
+struct KeptColumn {
+  const std::uint32_t* words = nullptr;  ///< row stride kKeepStride
+  const std::uint8_t* alpha = nullptr;   ///< row stride kAlphaStride
+
+  /// `value` (output row j of the segment) merged with what was kept for it.
+  template <MorphOp Op>
+  [[nodiscard]] __device__ std::uint32_t merge(std::uint32_t value, int j) const {
+    if constexpr (Keeps<C, Combine>::kWords) {
+      const std::uint32_t kept = words[j * kKeepStride];
+      value = Morph<Op>::combine(value, kept);
+      if constexpr (C == 4) value = __byte_perm(value, kept, kAlphaFromSecond);
+    } else if constexpr (Keeps<C, Combine>::kAlpha) {
+      value = __byte_perm(value, alpha[j * kAlphaStride], kAlphaFromSecondLow);
+    }
+    return value;
+  }
+};
+
+/// Which segment of a column's stream the vertical pass is in.
+enum class SegmentKind {
+  hot,    ///< a full segment past the warm-up: every row finishes an output row
+  first,  ///< the stream's first segment, full: only its last row finishes one
+  other,  ///< partial (the stream's end), or the first of a short stream
+};
+
 /// Vertical pass over one segment of a chunk (rows s.. of it, n of them) for this thread's
 /// column, with the van Herk recurrences: the segment's prefix in registers (both halves), the
 /// previous segment's suffix extrema in the ring (pixel words: half the registers of split
-/// ones, for a mask per use). Hot: a full segment past the warm-up, so every row stores (with
-/// Fixed, h is Cap and the loop is straight-line).
-template <int C, MorphOp Op, int Cap, bool Combine, bool Fixed, bool Hot>
+/// ones, for a shift per use). With Fixed, h is Cap, and the hot and first segments are
+/// straight-line code.
+template <int C, MorphOp Op, int Cap, bool Combine, bool Fixed, SegmentKind Kind>
 __device__ __forceinline__ void vertical_segment(std::uint32_t (&ring)[Cap + 1],
                                                  const std::uint32_t* column,
-                                                 const std::uint32_t* kept_column,
+                                                 const KeptColumn<C, Combine>& kept,
                                                  const DeviceImage& in, const DeviceImage& out,
                                                  int x, int first_out_row, int q, int h, int n) {
   using M = SplitMorph<Op>;
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
   std::uint32_t prefix_low = kNeutral;
   std::uint32_t prefix_high = kNeutral;
-  std::uint8_t* dst = Hot ? mutable_row(out, first_out_row) + C * x : nullptr;
+  constexpr bool kHot = Kind == SegmentKind::hot;
+  constexpr bool kFull = Kind != SegmentKind::other;
+  std::uint8_t* dst = kHot ? mutable_row(out, first_out_row) + C * x : nullptr;
 #pragma unroll
   for (int j = 0; j < Cap; ++j) {
-    if (Hot ? !Fixed && j >= h : j >= n) break;
+    if (kFull ? !Fixed && j >= h : j >= n) break;
     const std::uint32_t word = column[j * kAcrossStride];
     prefix_low = M::combine1(prefix_low, low_half(word));
     prefix_high = M::combine1(prefix_high, word);
-    if (Hot || q + j >= h - 1) {
+    if (kHot || (Kind == SegmentKind::first ? j == h - 1 : q + j >= h - 1)) {
       // Output row q + j - h + 1: rows j + 1.. of the previous segment (the ring) and rows
       // ..j of this one (the prefix); at j = h - 1 the ring entry is neutral.
       const std::uint32_t suffix = ring[j + 1];
-      std::uint32_t value =
-          join_halves(M::combine1(low_half(suffix), prefix_low), M::combine1(suffix, prefix_high));
-      if constexpr (Combine || C == 4) {
-        const std::uint32_t kept = kept_column[j * kKeepStride];
-        if constexpr (Combine) value = Morph<Op>::combine(value, kept);
-        if constexpr (C == 4) value = __byte_perm(value, kept, kAlphaFromSecond);
-      }
-      if constexpr (Hot) {
+      const std::uint32_t value = kept.template merge<Op>(
+          join_halves(M::combine1(low_half(suffix), prefix_low), M::combine1(suffix, prefix_high)),
+          j);
+      if constexpr (kHot) {
         store_pixel<C>(dst, 0, value);
         dst += out.pitch;
       } else {
@@ -179,7 +208,7 @@ __device__ __forceinline__ void vertical_segment(std::uint32_t (&ring)[Cap + 1],
     }
     ring[j] = word;
   }
-  if (Hot || n == h) {  // segment complete: its suffix extrema, in place
+  if (kFull || n == h) {  // segment complete: its suffix extrema, in place
     std::uint32_t low = kNeutral;
     std::uint32_t high = kNeutral;
 #pragma unroll
@@ -198,10 +227,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   extern __shared__ __align__(16) std::uint32_t words[];
   const int w = Fixed ? Cap : rect.x1 - rect.x0;
   const int h = Fixed ? Cap : rect.y1 - rect.y0;
+  using K = Keeps<C, Combine>;
   // The quad-copied arrays first: their row strides keep every row 16-byte aligned.
-  std::uint32_t* tile = words;                           // [chunk][kTileStride], packed
-  std::uint32_t* keep = tile + g.chunk * kTileStride;    // [chunk][kKeepStride]
-  std::uint32_t* across = keep + g.chunk * kKeepStride;  // [chunk][kAcrossStride]
+  std::uint32_t* tile = words;                                             // [chunk][kTileStride]
+  std::uint32_t* keep = tile + g.chunk * kTileStride;                      // [chunk][kKeepStride]
+  std::uint32_t* across = keep + (K::kWords ? g.chunk * kKeepStride : 0);  // [chunk][kAcrossStride]
+  // [2][kMaxChunkRows][kAlphaStride]: the alpha rows of chunks of even and odd index.
+  auto* alpha = reinterpret_cast<std::uint8_t*>(across + g.chunk * kAcrossStride);
+  constexpr int kAlphaRows = kMaxChunkRows * kAlphaStride;
   const int tid = static_cast<int>(threadIdx.x);
   const int x0 = static_cast<int>(blockIdx.x) * g.strip;
   const int y0 = static_cast<int>(blockIdx.y) * kStripRows;
@@ -211,6 +244,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const Span tile_span = span_for(x0 + rect.x0);
   // RGBA merge words come by quads from the strip's quad; others a word per own column.
   const Span keep_span = C == 4 ? span_for(x0) : Span{x0, 0};
+  const int alpha_delay = h - 1 + rect.y0;  // input row q finishes output row q + alpha_delay
   const int keep_end = min(in.width, x0 + g.strip);
   // ring[j]: the previous segment's suffix extremum from its row j; entries h.. stay neutral,
   // so ring[j + 1] needs no test at j = h - 1 and the suffix update none at its top.
@@ -223,13 +257,33 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   // words' during its own horizontal pass.
   issue_tile<C, Op>(in, tile, tile_span, y0 + rect.y0, min(g.chunk, input_rows));
   commit_async();
-  for (int q0 = 0; q0 < input_rows; q0 += g.chunk) {
+  int parity = 0;  // of the chunk's index: which alpha rows are this chunk's
+  for (int q0 = 0; q0 < input_rows; q0 += g.chunk, parity ^= 1) {
     const int rows = min(g.chunk, input_rows - q0);
     wait_async<0>();  // this chunk's tile
     __syncthreads();  // ... for every thread, and the previous vertical pass is done
-    issue_keep<C, Combine>(in, out, keep, keep_span, keep_end, y0 + q0 - h + 1, max(0, h - 1 - q0),
-                           rows);
+    if constexpr (K::kWords) {
+      issue_keep<C, Combine>(in, out, keep, keep_span, keep_end, y0 + q0 - h + 1,
+                             max(0, h - 1 - q0), rows);
+    }
     commit_async();
+    if constexpr (K::kAlpha) {
+      if (tid < g.strip) {
+        const std::uint32_t* source = tile + tile_span.offset - rect.x0 + tid;
+        std::uint8_t* own = alpha + parity * kAlphaRows;
+        std::uint8_t* next = alpha + (1 - parity) * kAlphaRows;
+        if constexpr (Fixed) {
+          constexpr int kCentred = (Cap - 1) / 2;  // the delay of a centred square
+          if (alpha_delay == kCentred) {
+            keep_alpha<Cap>(source, own, next, kCentred, Cap - kCentred, Cap);
+          } else {
+            keep_alpha<Cap>(source, own, next, alpha_delay, Cap - alpha_delay, Cap);
+          }
+        } else {
+          keep_alpha<kMaxChunkRows>(source, own, next, alpha_delay, g.chunk - alpha_delay, g.chunk);
+        }
+      }
+    }
     horizontal<Op, Cap, Fixed>(tile + tile_span.offset, across, g, w, rows);
     wait_async<0>();  // this chunk's merge words
     __syncthreads();  // ... for every thread; the tile is consumed, `across` complete
@@ -244,13 +298,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
         const int n = min(h, rows - s);
         const int q = q0 + s;
         const std::uint32_t* column = across + s * kAcrossStride + tid;
-        const std::uint32_t* kept_column = keep + s * kKeepStride + keep_span.offset + tid;
+        const KeptColumn<C, Combine> kept{keep + s * kKeepStride + keep_span.offset + tid,
+                                          alpha + parity * kAlphaRows + s * kAlphaStride + tid};
+        const int first_out_row = y0 + q - h + 1;
         if (n == h && q > 0) {
-          vertical_segment<C, Op, Cap, Combine, Fixed, true>(ring, column, kept_column, in, out, x,
-                                                             y0 + q - h + 1, q, h, n);
+          vertical_segment<C, Op, Cap, Combine, Fixed, SegmentKind::hot>(
+              ring, column, kept, in, out, x, first_out_row, q, h, n);
+        } else if (Fixed && n == h) {  // q = 0 (a first segment of other kernels is rare)
+          vertical_segment<C, Op, Cap, Combine, Fixed,
+                           Fixed ? SegmentKind::first : SegmentKind::other>(
+              ring, column, kept, in, out, x, first_out_row, q, h, n);
         } else {
-          vertical_segment<C, Op, Cap, Combine, Fixed, false>(ring, column, kept_column, in, out, x,
-                                                              y0 + q - h + 1, q, h, n);
+          vertical_segment<C, Op, Cap, Combine, Fixed, SegmentKind::other>(
+              ring, column, kept, in, out, x, first_out_row, q, h, n);
         }
       }
     }
@@ -266,11 +326,11 @@ void launch(const DeviceImage& in, const DeviceImage& out, const MorphRect& rect
     // The largest geometry any rectangle up to Cap gives: full chunks.
     CUDA_CHECK(cudaFuncSetAttribute(vhgw_registers_kernel<C, Op, Cap, Combine, Fixed>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(shared_bytes(kMaxChunkRows))));
+                                    static_cast<int>(shared_bytes<C, Combine>(kMaxChunkRows))));
   });
   const dim3 grid(blocks_for(in.width, g.strip), blocks_for(in.height, kStripRows));
   vhgw_registers_kernel<C, Op, Cap, Combine, Fixed>
-      <<<grid, kThreads, shared_bytes(g.chunk), stream>>>(in, out, rect, g);
+      <<<grid, kThreads, shared_bytes<C, Combine>(g.chunk), stream>>>(in, out, rect, g);
   CUDA_CHECK_LAUNCH("vhgw_registers_kernel");
 }
 
