@@ -285,7 +285,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       }
     }
     horizontal<Op, Cap, Fixed>(tile + tile_span.offset, across, g, w, rows);
-    wait_async<0>();  // this chunk's merge words
+    wait_async<0>();  // this chunk's merge words (when combining)
     __syncthreads();  // ... for every thread; the tile is consumed, `across` complete
     const int next = q0 + g.chunk;
     if (next < input_rows) {
@@ -304,9 +304,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
         if (n == h && q > 0) {
           vertical_segment<C, Op, Cap, Combine, Fixed, SegmentKind::hot>(
               ring, column, kept, in, out, x, first_out_row, q, h, n);
-        } else if (Fixed && n == h) {  // q = 0 (a first segment of other kernels is rare)
-          vertical_segment<C, Op, Cap, Combine, Fixed,
-                           Fixed ? SegmentKind::first : SegmentKind::other>(
+        } else if (n == h) {  // q = 0: the stream's first segment
+          vertical_segment<C, Op, Cap, Combine, Fixed, SegmentKind::first>(
               ring, column, kept, in, out, x, first_out_row, q, h, n);
         } else {
           vertical_segment<C, Op, Cap, Combine, Fixed, SegmentKind::other>(
