@@ -217,9 +217,10 @@ __device__ __forceinline__ void issue_keep(const DeviceImage& in, const DeviceIm
 /// (`own`) while r < split = chunk - d, row r - split of the next chunk's (`next`) after. All
 /// `Rows` rows (the chunk's capacity; rows past the last chunk's end carry stale words, whose
 /// alpha goes to rows no output reads) in batches whose loads are issued before their stores
-/// (a load cannot move above a store to shared memory it may alias). Only this thread reads
-/// its column's alpha, so the copy needs no barrier of its own. A compile-time split (the
-/// centred square) leaves a load and a store per row.
+/// (a load cannot move above a store to shared memory it may alias). The vertical pass reads
+/// the rows after the chunk's mid barrier (by a thread shifted for sector-aligned stores), and
+/// the next chunk's copy overwrites them after its top barrier: no barrier of its own. A
+/// compile-time split (the centred square) leaves a load and a store per row.
 template <int Rows>
 __device__ __forceinline__ void keep_alpha(const std::uint32_t* source, std::uint8_t* own,
                                            std::uint8_t* next, int d, int split, int chunk) {
