@@ -2,7 +2,8 @@
 # Builds and checks parfilter on a machine with an NVIDIA GPU, in one command:
 #   1. configure and build every backend this machine supports (CUDA forced on);
 #   2. the whole ctest suite, the cross-backend suite with the GPU backends in it;
-#   3. with --bench, the CUDA benchmark (parfilter-bench-cuda: kernels vs copy bandwidth and NPP);
+#   3. with --bench, the CUDA benchmarks (parfilter-bench-cuda: kernels vs copy bandwidth and NPP;
+#      parfilter-bench-cuda-halo: what strip kernels' halos cost in data movement alone);
 #   4. compute-sanitizer memcheck and racecheck on test_cuda (every CUDA op and variant).
 # Logs and results go to $OUT (or ./gpu-check-logs); the last lines summarize every step and
 # the exit code is non-zero when any step failed.
@@ -89,6 +90,7 @@ rm -rf "$smoke_dir"
 
 if [[ $bench -eq 1 ]]; then
   step "parfilter-bench-cuda" bench.txt "$build/backend_cuda/parfilter-bench-cuda" "$out/bench.csv"
+  step "parfilter-bench-cuda-halo" halo.txt "$build/backend_cuda/parfilter-bench-cuda-halo"
 fi
 
 if [[ $sanitizer -eq 1 ]]; then
