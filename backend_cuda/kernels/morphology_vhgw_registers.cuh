@@ -47,27 +47,14 @@ constexpr unsigned int kAlphaFromSecond = 0x7210U;
 /// Bytes 0-2 of the first word, byte 0 of the second: an alpha byte loaded on its own.
 constexpr unsigned int kAlphaFromSecondLow = 0x4210U;
 
-/// A pixel word for 16-bit-lane extrema. A 16-bit lane's extremum carries the extremum of the
-/// lanes' high bytes, whatever their low bytes: the high half is the word itself (bytes 1 and
-/// 3 high), the low half the word shifted up a byte (bytes 0 and 2 high). The shift is a
-/// multiply, which the FMA pipe takes off the busier integer pipe (a mask would be a LOP3).
-constexpr std::uint32_t kByteShift = 0x100U;
-__device__ __forceinline__ std::uint32_t low_half(std::uint32_t v) { return v * kByteShift; }
-/// The pixel back from its halves' extrema: bytes 1 and 3 of the low half, 1 and 3 of the high.
-constexpr unsigned int kJoinHalves = 0x7351U;
-__device__ __forceinline__ std::uint32_t join_halves(std::uint32_t low, std::uint32_t high) {
-  return __byte_perm(low, high, kJoinHalves);
-}
-
 /// Suffix steps i = Top .. 0 of a segment (both halves, running in low / high), each combined
 /// with prefix entry i - 1 and stored. In batches: a batch's loads are issued together, ahead
 /// of its stores (a load cannot move above a store to shared memory it may alias). Loads and
 /// extrema are unconditional; entries past w - 1 (the next segment's) become neutral.
-template <MorphOp Op, bool Fixed, int Top, int N>
+template <MorphOp Op, bool Fixed, int Top, int N, bool Split>
 __device__ __forceinline__ void suffix_steps(const std::uint32_t* segment, std::uint32_t* dst,
                                              int w, std::uint32_t& low, std::uint32_t& high,
-                                             const std::uint32_t (&prefix_low)[N],
-                                             const std::uint32_t (&prefix_high)[N]) {
+                                             const PrefixEntries<N, Split>& prefix) {
   using M = SplitMorph<Op>;
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
 #pragma unroll
@@ -86,27 +73,25 @@ __device__ __forceinline__ void suffix_steps(const std::uint32_t* segment, std::
       low = M::combine1(low, low_half(v));
       high = M::combine1(high, v);
       if (inside) {
-        dst[i] = i > 0 ? join_halves(M::combine1(low, prefix_low[i - 1]),
-                                     M::combine1(high, prefix_high[i - 1]))
+        dst[i] = i > 0 ? join_halves(M::combine1(low, prefix.low_at(i - 1)),
+                                     M::combine1(high, prefix.high[i - 1]))
                        : join_halves(low, high);
       }
     }
   }
 }
 
-/// Prefix entries 0 .. N - 1 of a segment (both halves), continuing low / high.
-template <MorphOp Op, int N>
+/// Prefix entries 0 .. N - 1 of a segment, continuing low / high (both halves).
+template <MorphOp Op, int N, bool Split>
 __device__ __forceinline__ void prefix_steps(const std::uint32_t* next, std::uint32_t& low,
-                                             std::uint32_t& high, std::uint32_t (&prefix_low)[N],
-                                             std::uint32_t (&prefix_high)[N]) {
+                                             std::uint32_t& high, PrefixEntries<N, Split>& prefix) {
   using M = SplitMorph<Op>;
 #pragma unroll
   for (int i = 0; i < N; ++i) {
     const std::uint32_t v = next[i];
     low = M::combine1(low, low_half(v));
     high = M::combine1(high, v);
-    prefix_low[i] = low;
-    prefix_high[i] = high;
+    prefix.set(i, low, high);
   }
 }
 
@@ -134,10 +119,9 @@ __device__ __forceinline__ void horizontal(const std::uint32_t* tile, std::uint3
     constexpr int kPrefix = Cap > 1 ? Cap - 1 : 1;
     std::uint32_t run_low = kNeutral;
     std::uint32_t run_high = kNeutral;
-    std::uint32_t prefix_low[kPrefix];
-    std::uint32_t prefix_high[kPrefix];
-    prefix_steps<Op, kPrefix>(next, run_low, run_high, prefix_low, prefix_high);
-    suffix_steps<Op, Fixed, Cap - 1>(segment, dst, w, low, high, prefix_low, prefix_high);
+    PrefixEntries<kPrefix, Fixed || Cap >= kLargestSide> prefix;
+    prefix_steps<Op>(next, run_low, run_high, prefix);
+    suffix_steps<Op, Fixed, Cap - 1>(segment, dst, w, low, high, prefix);
   }
 }
 
