@@ -1,10 +1,10 @@
 // parfilter-bench-cuda-halo: what the halo of a strip-tiled window filter costs in data
 // movement alone, on a 7680 x 4320 RGBA image. For each geometry a copy kernel reads what a
 // strip kernel must read (the strip, `apron` columns beside it and `warm-up` rows above each
-// block of rows) and writes the strip, with no arithmetic, by 16-byte loads into registers
-// (the fastest way found to move these bytes). Its time against a device-to-device cudaMemcpy
-// in the same run is the most a kernel of that geometry can hope for: docs/CUDA.md measures
-// erode 31 x 31 (30 apron columns, 30 warm-up rows) against it.
+// block of rows) and writes the strip, with no arithmetic, by 16-byte loads into registers.
+// Its time against a device-to-device cudaMemcpy in the same run is what the geometry's data
+// movement costs by itself: docs/CUDA.md compares erode 31 x 31 (30 apron columns, 30 warm-up
+// rows) with it.
 //
 //   parfilter-bench-cuda-halo
 #include <algorithm>
@@ -98,7 +98,7 @@ int bench_main() {
       2.0 * static_cast<double>(bytes) / (copy_ms / kMsPerS) / kBytesPerGB);
   std::vector<Geometry> geometries = {
       {128, 0, 256, 0, 256},           // no halo: the strip pattern by itself
-      {124, 32, 256, kWarmRows, 256},  // the register vHGW kernel's blocks (124 = 4 x 31)
+      {124, 32, 256, kWarmRows, 256},  // the register vHGW kernel's blocks (apron 30, in quads)
   };
   for (const int strip : {128, 256, 512}) {
     for (const int apron : {32, 64}) {
