@@ -33,8 +33,6 @@ constexpr int kAnchorHeight = 1319;
 constexpr int kBatchImages = 12;
 constexpr int kBatchWidth = 3840;
 constexpr int kBatchHeight = 2160;
-constexpr double kBytesPerGB = 1e9;
-constexpr double kMsPerS = 1e3;
 
 /// A photograph-like test image: smooth gradients with noise, flat areas and hard edges (not
 /// zeros, which would flatter every kernel).
@@ -72,7 +70,7 @@ DeviceImage upload(DeviceBuffer& buffer, const Image& img) {
 void print_table(const std::vector<Row>& rows, double copy_gbs, std::FILE* csv) {
   std::printf("\n| op | implementation | time (ms) | GB/s | of copy |\n|---|---|---:|---:|---:|\n");
   for (const Row& r : rows) {
-    const double gbs = r.bytes / (r.ms / kMsPerS) / kBytesPerGB;
+    const double gbs = gb_per_s(r.bytes, r.ms);
     std::printf("| %s | %s%s | %.3f | %.0f | %.0f%% |\n", r.op.c_str(), r.npp ? "NPP " : "",
                 r.variant.c_str(), r.ms, gbs, 100.0 * gbs / copy_gbs);
     if (csv != nullptr) {
@@ -195,12 +193,11 @@ std::vector<Row> run_ours(Buffers& b, const DeviceImage& in, cudaStream_t stream
 double copy_bandwidth(Buffers& b, const DeviceImage& in, cudaStream_t stream) {
   const std::size_t bytes = in.pitch * static_cast<std::size_t>(in.height);
   b.spare.reserve(bytes);
-  const double ms = median_ms(stream, [&] {
-    CUDA_CHECK(cudaMemcpyAsync(b.spare.get(), in.data, bytes, cudaMemcpyDeviceToDevice, stream));
-  });
+  const double ms = device_copy_ms(stream, b.spare.get(), in.data, bytes);
+  const double gbs = gb_per_s(2.0 * static_cast<double>(bytes), ms);
   std::printf("device-to-device cudaMemcpy of %.1f MB: %.3f ms = %.0f GB/s (read + written)\n",
-              static_cast<double>(bytes) / 1e6, ms, 2.0 * bytes / (ms / kMsPerS) / kBytesPerGB);
-  return 2.0 * bytes / (ms / kMsPerS) / kBytesPerGB;
+              static_cast<double>(bytes) / 1e6, ms, gbs);
+  return gbs;
 }
 
 void anchor_sharpen(Buffers& b, cudaStream_t stream) {

@@ -25,8 +25,6 @@ constexpr int kPixelBytes = 4;                 // RGBA
 constexpr int kQuadPixels = 16 / kPixelBytes;  // pixels per 16-byte load
 constexpr int kWarmRows = 30;                  // a 31-row window's warm-up
 constexpr int kLoadsInFlight = 4;              // loads a thread issues before storing
-constexpr double kBytesPerGB = 1e9;
-constexpr double kMsPerS = 1e3;
 
 /// A strip kernel's shape, in pixels and rows.
 struct Geometry {
@@ -86,16 +84,13 @@ int bench_main() {
   out.reserve(bytes);
   CUDA_CHECK(cudaMemset(in.get(), 1, bytes));
   const Stream stream;
-  const double copy_ms = median_ms(stream.get(), [&] {
-    CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
-  });
+  const double copy_ms = device_copy_ms(stream.get(), out.get(), in.get(), bytes);
   std::printf(
       "parfilter-bench-cuda-halo on %s, %dx%d RGBA: device-to-device copy %.4f ms = %.0f GB/s\n"
       "a strip kernel's reads and writes alone (16-byte loads, no arithmetic):\n\n"
       "| strip px | apron px | rows | warm-up rows | threads | ms | of copy |\n"
       "|---:|---:|---:|---:|---:|---:|---:|\n",
-      prop.name, kWidth, kHeight, copy_ms,
-      2.0 * static_cast<double>(bytes) / (copy_ms / kMsPerS) / kBytesPerGB);
+      prop.name, kWidth, kHeight, copy_ms, gb_per_s(2.0 * static_cast<double>(bytes), copy_ms));
   std::vector<Geometry> geometries = {
       {128, 0, 256, 0, 256},           // no halo: the strip pattern by itself
       {124, 32, 256, kWarmRows, 256},  // the register vHGW kernel's blocks (apron 30, in quads)

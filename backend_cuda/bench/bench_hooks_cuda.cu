@@ -15,8 +15,6 @@ namespace parfilter::bench {
 namespace {
 
 constexpr int kRgba = 4;
-constexpr double kMsPerS = 1e3;
-constexpr double kBytesPerGB = 1e9;
 constexpr std::string_view kErodePrefix = "erode rect ";
 
 bool have_device() {
@@ -50,11 +48,8 @@ std::optional<DeviceCopy> gpu_copy(std::size_t bytes) {
   src.reserve(bytes);
   dst.reserve(bytes);
   CUDA_CHECK(cudaMemsetAsync(src.get(), 1, bytes, stream.get()));
-  const double ms = cuda::bench::median_ms(stream.get(), [&] {
-    CUDA_CHECK(
-        cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
-  });
-  return DeviceCopy{prop.name, 2.0 * static_cast<double>(bytes) / (ms / kMsPerS) / kBytesPerGB};
+  const double ms = cuda::bench::device_copy_ms(stream.get(), dst.get(), src.get(), bytes);
+  return DeviceCopy{prop.name, cuda::bench::gb_per_s(2.0 * static_cast<double>(bytes), ms)};
 }
 
 std::string gpu_peer_missing() {

@@ -1,6 +1,7 @@
-// Timing for the CUDA benchmark: the median of CUDA-event timings after warm-up runs, and the
-// table rows it reports (time, bytes moved, effective bandwidth and its fraction of a
-// device-to-device copy of the same bytes measured in the same run).
+// Timing for the CUDA benchmarks: the median of CUDA-event timings after warm-up runs, the
+// device-to-device copy every kernel is compared with, effective bandwidth, and the table rows
+// parfilter-bench-cuda reports (time, bytes moved, effective bandwidth and its fraction of the
+// copy's measured in the same run).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,6 +14,12 @@
 #include "cuda_util.hpp"
 
 namespace parfilter::cuda::bench {
+
+constexpr double kMsPerS = 1e3;
+constexpr double kBytesPerGB = 1e9;
+
+/// `bytes` moved in `ms` milliseconds, in GB/s.
+inline double gb_per_s(double bytes, double ms) { return bytes / (ms / kMsPerS) / kBytesPerGB; }
 
 /// Runs `work` (which enqueues on `stream`) `warmup` times, then times it with events until
 /// `max_runs` runs or about `budget_ms` of timed work, at least `min_runs`; returns the median.
@@ -43,6 +50,14 @@ inline double median_ms(cudaStream_t stream, const std::function<void()>& work, 
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+/// The median time of a device-to-device cudaMemcpy of `bytes` (which reads and writes them:
+/// gb_per_s of twice the bytes is the copy bandwidth), timed like the kernels.
+inline double device_copy_ms(cudaStream_t stream, void* dst, const void* src, std::size_t bytes) {
+  return median_ms(stream, [&] {
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+  });
 }
 
 /// One measured kernel (or library call): what it is and the bytes it must move at least.
