@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "codecs.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
 
@@ -23,9 +24,12 @@ void check(bool promise) {
   if (!promise) __builtin_trap();
 }
 
-std::optional<parfilter::Image> load(std::span<const std::uint8_t> bytes, std::uint64_t limit) {
+std::optional<parfilter::Image> load(std::span<const std::uint8_t> bytes, std::uint64_t limit,
+                                     parfilter::io::CodecPath path) {
   try {
-    parfilter::Image image = parfilter::load_image_from_memory(bytes, kInputName, {limit});
+    parfilter::LoadOptions options;
+    options.max_bytes = limit;
+    parfilter::Image image = parfilter::io::decode_image(bytes, kInputName, options, path);
     check(image.width() > 0 && image.height() > 0);
     check(image.channels() == 1 || image.channels() == 3 || image.channels() == 4);
     check(image.size_bytes() == static_cast<std::uint64_t>(image.stride()) * image.height());
@@ -43,8 +47,11 @@ std::optional<parfilter::Image> load(std::span<const std::uint8_t> bytes, std::u
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::uint8_t> bytes(data, size);
-  const auto with_default_limit = load(bytes, parfilter::kDefaultMaxImageBytes);
-  const auto with_small_limit = load(bytes, kSmallLimit);
-  if (with_small_limit) check(with_default_limit && *with_default_limit == *with_small_limit);
+  // Both codec paths: the fast libraries, and stb_image (their fallback).
+  for (const auto path : {parfilter::io::CodecPath::fast, parfilter::io::CodecPath::stb}) {
+    const auto with_default_limit = load(bytes, parfilter::kDefaultMaxImageBytes, path);
+    const auto with_small_limit = load(bytes, kSmallLimit, path);
+    if (with_small_limit) check(with_default_limit && *with_default_limit == *with_small_limit);
+  }
   return 0;
 }

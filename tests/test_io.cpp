@@ -319,9 +319,9 @@ TEST(BadInput, LimitIsConfigurable) {
   save_image(test::synthetic_image(100, 100, 3, 1), path);
   expect_load_error(
       path, {"image of 100x100 with 3 channels needs 30000 bytes", "over the limit of 1000"},
-      LoadOptions{1000});
-  expect_load_error(path, {"over the limit of 29999"}, LoadOptions{29999});
-  EXPECT_EQ(load_image(path, LoadOptions{30000}).width(), 100);
+      limited_to(1000));
+  expect_load_error(path, {"over the limit of 29999"}, limited_to(29999));
+  EXPECT_EQ(load_image(path, limited_to(30000)).width(), 100);
 }
 
 // ---- saving

@@ -157,10 +157,10 @@ TEST(HostileAnyFormat, EveryFormatHonoursTheLimit) {
   const Image image = test::synthetic_image(100, 100, 3, 2);
   for (const std::string extension : {".png", ".bmp", ".tga", ".jpg"}) {
     SCOPED_TRACE(extension);
-    expect_refused(encoded(image, extension), "over the limit of 1000", LoadOptions{kSmallLimit});
+    expect_refused(encoded(image, extension), "over the limit of 1000", limited_to(kSmallLimit));
   }
   const std::string ppm = "P6 100 100 255\n" + std::string(30000, '\x40');
-  expect_refused(Bytes(ppm.begin(), ppm.end()), "over the limit of 1000", LoadOptions{kSmallLimit});
+  expect_refused(Bytes(ppm.begin(), ppm.end()), "over the limit of 1000", limited_to(kSmallLimit));
 }
 
 TEST(HostileAnyFormat, TinyHeadersClaimingGiantImages) {
@@ -226,7 +226,7 @@ TEST(HostileAnyFormat, GiantFileIsRefusedUnread) {
     fs::resize_file(path, size);
     const auto start = Clock::now();
     try {
-      (void)load_image(path, LoadOptions{limit});
+      (void)load_image(path, limited_to(limit));
       ADD_FAILURE() << "loaded";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("is larger than any image within the limit"),
@@ -260,7 +260,7 @@ TEST(HostileAnyFormat, TinyRleBmpOfABigImageDecodesInOnePass) {
   EXPECT_EQ(image.at(kSide - 1, kSide - 1, 2), 9);
   EXPECT_EQ(image.at(0, 0, 0), 7);
   expect_refused(rle8_bmp(kSide, kSide, {{7, 8, 9}}, {0, 1}), "over the limit",
-                 LoadOptions{kSmallLimit});
+                 limited_to(kSmallLimit));
 }
 
 // Every committed fuzzing finding is refused, with its own cause (docs/HARDENING.md).

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
@@ -84,6 +85,13 @@ OpParams make_params(Op op, const CLI::App& app, const CliArgs& args) {
                      std::to_string(args.repeat));
   }
   if (args.max_image_bytes == 0) throw UsageError("--max-image-bytes must be at least 1");
+  if (args.png_level < kMinPngLevel || args.png_level > kMaxPngLevel) {
+    throw UsageError("--png-level must be from 0 to 9, got " + std::to_string(args.png_level));
+  }
+  if (args.jpeg_quality < kMinJpegQuality || args.jpeg_quality > kMaxJpegQuality) {
+    throw UsageError("--jpeg-quality must be from 1 to 100, got " +
+                     std::to_string(args.jpeg_quality));
+  }
 
   OpParams params;
   params.variant = args.variant;
@@ -179,6 +187,14 @@ void add_options(CLI::App& app, CliArgs& args) {
   app.add_flag("--timing", args.timing, "print load, compute and save times (ms) on stderr");
   app.add_option("--max-image-bytes", args.max_image_bytes, "refuse larger decoded images")
       ->capture_default_str();
+  app.add_option("--png-level", args.png_level,
+                 "PNG compression 0-9: 0 stores, 1 is fast (run-length or Huffman-only), "
+                 "2-9 are zlib's levels")
+      ->capture_default_str();
+  app.add_option("--jpeg-quality", args.jpeg_quality, "JPEG quality 1-100 (4:2:0 chroma)")
+      ->capture_default_str();
+  app.add_flag("--fsync", args.sync,
+               "make each output durable (fsync) before it is renamed into place");
   app.add_option("--out-dir", args.out_dir, "batch: write every input's result into DIR");
   app.add_option("--format", args.format, "batch: output extension (png, bmp, jpg, tga, csv)");
   app.add_flag("--list", args.list, "list the ops and variants of this backend");
@@ -259,6 +275,10 @@ int cli_main(int argc, const char* const* argv, std::string_view backend_name,
              BackendFactory factory, const JobDriver& driver) {
   const std::string program = "parfilter-" + std::string(backend_name);
   Reporter reporter(program, false);
+  // A write past the file-size limit (ulimit -f) raises SIGXFSZ, whose default action kills the
+  // process without a word; ignored, the write fails with EFBIG and is reported like a full
+  // disk, and the partial temporary file is removed.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return run_cli(argc, argv, program, factory, driver);
   } catch (const UsageError& e) {

@@ -40,6 +40,9 @@ struct CliArgs {
   int repeat = 1;
   bool timing = false;
   std::uint64_t max_image_bytes = kDefaultMaxImageBytes;
+  int png_level = kDefaultPngLevel;
+  int jpeg_quality = kDefaultJpegQuality;
+  bool sync = false;
   bool list = false;
   std::string out_dir;
   std::string format;

@@ -32,12 +32,14 @@ std::string one_line(std::string text) {
   return text;
 }
 
-/// Throws InputError when `output` cannot be written as `op`'s result: an unknown extension,
-/// a directory in the way or a missing parent directory. Runs before any input is loaded.
-void check_output_path(Op op, const fs::path& output) {
+/// Throws InputError when `output` cannot be written as `op`'s result: an unknown extension
+/// or a directory that cannot take it. Runs before any input is loaded.
+void check_job_output(Op op, const fs::path& output) {
   if (op == Op::histogram && is_csv(output)) {
-    // CSV is valid for histogram only; everything else is an image format.
-  } else if (op == Op::histogram) {
+    check_output_directory(output);  // CSV is valid for histogram only
+    return;
+  }
+  if (op == Op::histogram) {
     try {
       (void)format_for_path(output);
     } catch (const InputError&) {
@@ -45,14 +47,8 @@ void check_output_path(Op op, const fs::path& output) {
                        output.extension().string() +
                        "' for histogram (use .csv, .png, .bmp, .jpg, .jpeg or .tga)");
     }
-  } else {
-    (void)format_for_path(output);
   }
-  if (fs::is_directory(output)) throw InputError(output.string() + ": is a directory");
-  const fs::path dir = output.parent_path();
-  if (!dir.empty() && !fs::is_directory(dir)) {
-    throw InputError(output.string() + ": directory '" + dir.string() + "' does not exist");
-  }
+  check_output_path(output);
 }
 
 /// Runs `stage`; a failure that does not name `file` yet gets it as a prefix, so that each
@@ -149,12 +145,14 @@ void Reporter::print(const std::vector<ReportLine>& lines) {
 }
 
 Image load_job_input(const Session& s, const Job& job) {
-  check_output_path(s.op, job.output);
+  check_job_output(s.op, job.output);
   std::error_code ec;
   if (fs::exists(job.output, ec) && fs::equivalent(job.input, job.output, ec)) {
     throw UsageError(job.output.string() + ": the output would overwrite its input");
   }
-  return naming_file(job.input, [&] { return load_image(job.input, {s.args.max_image_bytes}); });
+  return naming_file(job.input, [&] { LoadOptions options;
+    options.max_bytes = s.args.max_image_bytes;
+    return load_image(job.input, options); });
 }
 
 ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
@@ -190,7 +188,11 @@ void save_job_output(const Session& s, const Job& job, const OpOutput& output) {
     if (s.op == Op::histogram) {
       save_histogram(output.histogram, job.output);
     } else {
-      save_image(output.image, job.output);
+      SaveOptions options;
+      options.png_level = s.args.png_level;
+      options.jpeg_quality = s.args.jpeg_quality;
+      options.sync = s.args.sync;
+      save_image(output.image, job.output, options);
     }
   });
 }

@@ -7,9 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "parfilter/image_io.hpp"
+
 namespace parfilter::test::files {
 
 using Bytes = std::vector<std::uint8_t>;
+
+/// LoadOptions with the size limit set, everything else default.
+[[nodiscard]] inline LoadOptions limited_to(std::uint64_t max_bytes) {
+  LoadOptions options;
+  options.max_bytes = max_bytes;
+  return options;
+}
 
 void write_bytes(const std::filesystem::path& path, const Bytes& bytes);
 void write_text(const std::filesystem::path& path, const std::string& text);

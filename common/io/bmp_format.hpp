@@ -1,7 +1,7 @@
-// Internal: a small BMP header parser and decoder. The parser validates every BMP before
-// stb_image sees it (dimensions, truncation, channel count); the decoder handles the files
-// stb_image 2.27 rejects: RLE8/RLE4, a palette in a 16/24/32-bit file, BI_ALPHABITFIELDS,
-// V2/V3 and OS/2 2.x headers. Every read is bounds-checked against the file's bytes.
+// Internal: the BMP header parser and the general decoder: every bit depth, RLE8/RLE4, bit
+// fields, palettes in any file, V2 to V5 and OS/2 headers. bmp.cpp takes the common layouts
+// (24 and 32 bits, 8-bit palettes) by faster paths. Every read is bounds-checked against the
+// file's bytes.
 #pragma once
 
 #include <array>
@@ -12,13 +12,10 @@
 #include <variant>
 #include <vector>
 
+#include "codecs.hpp"
 #include "parfilter/image.hpp"
 
-namespace parfilter::detail {
-
-/// The largest width or height any decoder accepts (stb_impl.cpp sets STBI_MAX_DIMENSIONS to
-/// the same value). The byte limit of LoadOptions is checked separately.
-inline constexpr std::int64_t kMaxImageDimension = std::int64_t{1} << 24;
+namespace parfilter::io {
 
 /// The compression field of a Windows BMP info header.
 enum class BmpCompression : std::uint32_t {
@@ -57,6 +54,9 @@ struct BmpLayout {
   }
 };
 
+/// Bytes per stored row of an uncompressed BMP: rows are padded to a multiple of 4 bytes.
+[[nodiscard]] std::uint64_t bmp_row_stride(const BmpLayout& layout);
+
 /// Parses and validates the headers, palette and masks. Returns the layout or the cause of
 /// rejection (a short phrase without the file name).
 [[nodiscard]] std::variant<BmpLayout, std::string> parse_bmp(std::span<const std::uint8_t> bytes);
@@ -73,4 +73,4 @@ struct BmpLayout {
 [[nodiscard]] std::variant<Image, std::string> decode_bmp(std::span<const std::uint8_t> bytes,
                                                           const BmpLayout& layout);
 
-}  // namespace parfilter::detail
+}  // namespace parfilter::io

@@ -1,13 +1,13 @@
-// A bounds-checked BMP parser and decoder (see bmp_fallback.hpp). Field offsets follow the
+// A bounds-checked BMP parser and decoder (see bmp_format.hpp). Field offsets follow the
 // Windows BITMAPFILEHEADER / BITMAPINFOHEADER (V1 to V5) and OS/2 1.x / 2.x layouts.
-#include "bmp_fallback.hpp"
+#include "bmp_format.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <optional>
 
-namespace parfilter::detail {
+namespace parfilter::io {
 namespace {
 
 constexpr std::uint64_t kFileHeaderSize = 14;
@@ -262,13 +262,6 @@ std::optional<std::string> parse_colors(const LittleEndianBytes& in, BmpLayout& 
   return std::nullopt;
 }
 
-// Rows of an uncompressed BMP are padded to a multiple of 4 bytes.
-std::uint64_t row_stride(const BmpLayout& layout) {
-  const std::uint64_t row_bits = static_cast<std::uint64_t>(layout.width) * layout.bits_per_pixel;
-  return (row_bits + kRowAlignmentBits - 1) / kRowAlignmentBits *
-         (kRowAlignmentBits / kBitsPerByte);
-}
-
 void put_pixel(Image& image, int x, int y, BmpColor color, std::uint8_t alpha) {
   std::uint8_t* p = image.row(y) + static_cast<std::ptrdiff_t>(x) * image.channels();
   p[0] = color.red;
@@ -349,6 +342,12 @@ std::optional<std::string> decode_rle(const LittleEndianBytes& in, const BmpLayo
 
 }  // namespace
 
+std::uint64_t bmp_row_stride(const BmpLayout& layout) {
+  const std::uint64_t row_bits = static_cast<std::uint64_t>(layout.width) * layout.bits_per_pixel;
+  return (row_bits + kRowAlignmentBits - 1) / kRowAlignmentBits *
+         (kRowAlignmentBits / kBitsPerByte);
+}
+
 std::variant<BmpLayout, std::string> parse_bmp(std::span<const std::uint8_t> bytes) {
   const LittleEndianBytes in(bytes);
   auto parsed = parse_headers(in);
@@ -373,7 +372,7 @@ std::optional<std::string> check_bmp_pixel_data(std::span<const std::uint8_t> by
     const std::uint64_t row_bits = static_cast<std::uint64_t>(layout.width) * bits;
     const std::uint64_t last_row = (row_bits + kBitsPerByte - 1) / kBitsPerByte;
     const std::uint64_t needed =
-        row_stride(layout) * (static_cast<std::uint64_t>(layout.height) - 1) + last_row;
+        bmp_row_stride(layout) * (static_cast<std::uint64_t>(layout.height) - 1) + last_row;
     if (!in.has(layout.pixel_offset, needed)) {
       return "truncated file: the pixel rows need " + std::to_string(needed) +
              " bytes from offset " + std::to_string(layout.pixel_offset) + ", the file has " +
@@ -395,7 +394,7 @@ std::variant<Image, std::string> decode_bmp(std::span<const std::uint8_t> bytes,
     if (auto error = decode_rle(in, layout, image)) return *error;
     return image;
   }
-  const std::uint64_t stride = row_stride(layout);
+  const std::uint64_t stride = bmp_row_stride(layout);
   const std::array<MaskChannel, 4> channels{
       channel_of(layout.masks[0]), channel_of(layout.masks[1]), channel_of(layout.masks[2]),
       channel_of(layout.masks[3])};
@@ -424,4 +423,4 @@ std::variant<Image, std::string> decode_bmp(std::span<const std::uint8_t> bytes,
   return image;
 }
 
-}  // namespace parfilter::detail
+}  // namespace parfilter::io

@@ -1,8 +1,7 @@
-// Internal to image_io.cpp: what parfilter reads of a file's container itself, before or
-// instead of stb_image. stb reads zeros (or nothing) past the end of a truncated PNG, PNM or
-// TGA and decodes it "successfully", so the data must be shown complete first; PNG headers
-// are read here so that the size limit is reported before stb's own smaller cap; PNM is small
-// enough to decode here (stb 2.27 gets 16-bit PNM byte order wrong and ignores maxval).
+// Internal to stb_codec.cpp: what parfilter reads of a PNG or TGA container before stb_image
+// decodes it. stb reads zeros (or nothing) past the end of a truncated PNG or TGA and decodes
+// it "successfully", so the data must be shown complete first; PNG headers are read here so
+// that the size limit is reported before stb's own smaller cap.
 #pragma once
 
 #include <algorithm>
@@ -15,7 +14,7 @@
 
 #include "parfilter/image.hpp"
 
-namespace parfilter::detail {
+namespace parfilter::io {
 
 inline constexpr std::size_t kPngSignatureSize = 8;
 
@@ -116,82 +115,6 @@ inline constexpr std::uint64_t kMaxInflateRatio = 1032;
   return std::nullopt;
 }
 
-struct PnmHeader {
-  std::uint64_t width = 0;
-  std::uint64_t height = 0;
-  int channels = 0;  // 1 (P5) or 3 (P6)
-  std::uint32_t max_value = 0;
-  int bytes_per_sample = 0;  // 1, or 2 (big-endian) when maxval > 255
-  std::uint64_t data_offset = 0;
-};
-
-/// Parses a binary PNM (P5/P6) header: magic, then width, height and maxval separated by
-/// whitespace or '#' comments, then one whitespace byte. Returns the header or the cause.
-[[nodiscard]] inline std::optional<std::string> parse_pnm_header(
-    std::span<const std::uint8_t> bytes, PnmHeader& header) {
-  constexpr std::uint64_t kMagicSize = 2;
-  constexpr std::uint64_t kMaxValue = 65535;
-  constexpr std::uint64_t kLargestByteSample = 255;
-  constexpr std::uint64_t kTooManyDigits = std::uint64_t{1} << 40;
-  header.channels = bytes[1] == '5' ? 1 : 3;
-  std::uint64_t at = kMagicSize;
-  auto is_space = [](std::uint8_t c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-  };
-  auto read_number = [&](std::uint64_t& value) -> bool {
-    while (at < bytes.size() && (is_space(bytes[at]) || bytes[at] == '#')) {
-      if (bytes[at] == '#') {
-        while (at < bytes.size() && bytes[at] != '\n' && bytes[at] != '\r') ++at;
-      } else {
-        ++at;
-      }
-    }
-    if (at >= bytes.size() || bytes[at] < '0' || bytes[at] > '9') return false;
-    value = 0;
-    while (at < bytes.size() && bytes[at] >= '0' && bytes[at] <= '9') {
-      value = value * 10 + (bytes[at++] - '0');
-      if (value > kTooManyDigits) return false;
-    }
-    return true;
-  };
-  std::uint64_t max_value = 0;
-  if (!read_number(header.width) || !read_number(header.height) || !read_number(max_value)) {
-    return std::string(at >= bytes.size() ? "truncated PNM header" : "invalid PNM header");
-  }
-  if (max_value == 0 || max_value > kMaxValue) {
-    return "invalid PNM maximum value " + std::to_string(max_value);
-  }
-  if (at >= bytes.size() || !is_space(bytes[at])) return std::string("truncated PNM header");
-  header.data_offset = at + 1;
-  header.max_value = static_cast<std::uint32_t>(max_value);
-  header.bytes_per_sample = max_value > kLargestByteSample ? 2 : 1;
-  return std::nullopt;
-}
-
-/// Decodes the samples of a PNM whose header parsed, whose size was checked and whose data is
-/// complete. Samples scale to 0..255: maxval 255 as is, 65535 by the high byte (as 16-bit PNG),
-/// any other maxval as round(255 v / maxval), with v clamped to maxval.
-[[nodiscard]] inline Image decode_pnm(std::span<const std::uint8_t> bytes,
-                                      const PnmHeader& header) {
-  constexpr std::uint32_t kByteMax = 255;
-  constexpr std::uint32_t kWordMax = 65535;
-  constexpr int kBitsPerByte = 8;
-  Image image(static_cast<int>(header.width), static_cast<int>(header.height), header.channels);
-  const std::uint8_t* in = bytes.data() + header.data_offset;
-  for (std::size_t i = 0; i < image.size_bytes(); ++i) {
-    std::uint32_t v = *in++;
-    if (header.bytes_per_sample == 2) v = (v << kBitsPerByte) | *in++;
-    v = std::min(v, header.max_value);
-    if (header.max_value == kWordMax) {
-      v >>= kBitsPerByte;
-    } else if (header.max_value != kByteMax) {
-      v = (v * kByteMax + header.max_value / 2) / header.max_value;
-    }
-    image.data()[i] = static_cast<std::uint8_t>(v);
-  }
-  return image;
-}
-
 /// Checks that a TGA's pixel data is all present: raw data, or RLE packets covering every
 /// pixel. Returns the cause of a failure.
 [[nodiscard]] inline std::optional<std::string> check_tga_data(
@@ -225,4 +148,4 @@ struct PnmHeader {
   return at <= bytes.size() ? std::nullopt : std::optional(truncated);
 }
 
-}  // namespace parfilter::detail
+}  // namespace parfilter::io

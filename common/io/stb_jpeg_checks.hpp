@@ -1,4 +1,4 @@
-// Internal to image_io.cpp: the walk over a JPEG's marker segments that runs before stb_image
+// Internal to stb_codec.cpp: the walk over a JPEG's marker segments that runs before stb_image
 // 2.27 sees the file. That stb trusts the segments: it writes past its Huffman tables for a
 // table of over 256 codes, decodes with tables no segment defined (its decoder state is
 // malloc'ed, not zeroed: heap garbage reaches the pixels), leaves a component that no scan codes
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace parfilter::detail {
+namespace parfilter::io {
 
 struct JpegCheck {
   std::optional<std::string> corrupt;      // refused before stb even probes the header
@@ -265,4 +265,4 @@ inline std::optional<std::string> check_scan(std::span<const std::uint8_t> bytes
   return {};
 }
 
-}  // namespace parfilter::detail
+}  // namespace parfilter::io

@@ -1,0 +1,99 @@
+# The image codecs behind load_image and save_image (docs/IO.md).
+#
+# PARFILTER_WITH_SPNG (AUTO/ON/OFF): PNG decoded by libspng and encoded by parfilter's banded
+#   encoder over zlib (Debian: libspng-dev zlib1g-dev).
+# PARFILTER_WITH_LIBJPEG_TURBO (AUTO/ON/OFF): JPEG decoded and encoded by libjpeg-turbo
+#   (Debian: libjpeg62-turbo-dev).
+# Where one is off or missing, stb_image (always built: it decodes TGA) handles that format.
+# parfilter_link_codecs(<target>) links the chosen libraries privately and defines
+# PARFILTER_HAVE_SPNG / PARFILTER_HAVE_LIBJPEG_TURBO on the target's sources.
+
+foreach(_codec SPNG LIBJPEG_TURBO)
+  set(PARFILTER_WITH_${_codec} AUTO CACHE STRING "Use the fast ${_codec} codec (AUTO/ON/OFF)")
+  set_property(CACHE PARFILTER_WITH_${_codec} PROPERTY STRINGS AUTO ON OFF)
+  if(NOT PARFILTER_WITH_${_codec} MATCHES "^(AUTO|ON|OFF)$")
+    message(FATAL_ERROR "PARFILTER_WITH_${_codec} must be AUTO, ON or OFF")
+  endif()
+endforeach()
+
+set(PARFILTER_CODEC_SUMMARY "")
+set(PARFILTER_HAVE_SPNG FALSE)
+set(PARFILTER_HAVE_LIBJPEG_TURBO FALSE)
+
+# _parfilter_codec_result(<codec> <found> <what> <why-not>)
+macro(_parfilter_codec_result codec found what why_not)
+  if(${found})
+    set(PARFILTER_HAVE_${codec} TRUE)
+    list(APPEND PARFILTER_CODEC_SUMMARY "${what}")
+  elseif(PARFILTER_WITH_${codec} STREQUAL "ON")
+    message(FATAL_ERROR "PARFILTER_WITH_${codec}=ON but ${why_not}")
+  else()
+    list(APPEND PARFILTER_CODEC_SUMMARY "${why_not}: stb_image instead")
+  endif()
+endmacro()
+
+if(PARFILTER_WITH_SPNG STREQUAL "OFF")
+  list(APPEND PARFILTER_CODEC_SUMMARY "png: stb_image (PARFILTER_WITH_SPNG=OFF)")
+else()
+  find_package(PkgConfig QUIET)
+  find_package(ZLIB QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(SPNG QUIET IMPORTED_TARGET spng)
+  endif()
+  set(_spng_ok FALSE)
+  if(SPNG_FOUND AND ZLIB_FOUND)
+    set(_spng_ok TRUE)
+  endif()
+  _parfilter_codec_result(SPNG _spng_ok
+    "png: libspng ${SPNG_VERSION} decoder, banded encoder over zlib ${ZLIB_VERSION_STRING}"
+    "png: libspng or zlib not found (Debian: libspng-dev zlib1g-dev)")
+endif()
+
+if(PARFILTER_WITH_LIBJPEG_TURBO STREQUAL "OFF")
+  list(APPEND PARFILTER_CODEC_SUMMARY "jpeg: stb_image (PARFILTER_WITH_LIBJPEG_TURBO=OFF)")
+else()
+  find_package(JPEG QUIET)
+  set(_turbo_ok FALSE)
+  if(JPEG_FOUND)
+    # The extended colour spaces (JCS_EXT_RGB) are libjpeg-turbo's, not plain libjpeg's.
+    include(CheckCXXSourceCompiles)
+    set(CMAKE_REQUIRED_INCLUDES ${JPEG_INCLUDE_DIRS})
+    check_cxx_source_compiles("
+      #include <cstddef>
+      #include <cstdio>
+      #include <jpeglib.h>
+      int main() { return JCS_EXT_RGB == JCS_RGB; }" PARFILTER_JPEGLIB_IS_TURBO)
+    unset(CMAKE_REQUIRED_INCLUDES)
+    if(PARFILTER_JPEGLIB_IS_TURBO)
+      set(_turbo_ok TRUE)
+      foreach(_dir IN LISTS JPEG_INCLUDE_DIRS)
+        file(GLOB _jconfig "${_dir}/jconfig.h" "${_dir}/*/jconfig.h")
+        if(_jconfig)
+          list(GET _jconfig 0 _jconfig)
+          file(STRINGS "${_jconfig}" _line REGEX "#define LIBJPEG_TURBO_VERSION ")
+          string(REGEX REPLACE ".*VERSION +([0-9.]+).*" "\\1" PARFILTER_JPEG_TURBO_VERSION "${_line}")
+        endif()
+      endforeach()
+    endif()
+  endif()
+  _parfilter_codec_result(LIBJPEG_TURBO _turbo_ok "jpeg: libjpeg-turbo ${PARFILTER_JPEG_TURBO_VERSION}"
+    "jpeg: libjpeg-turbo not found (Debian: libjpeg62-turbo-dev)")
+endif()
+
+function(parfilter_link_codecs target)
+  if(PARFILTER_HAVE_SPNG)
+    target_link_libraries(${target} PRIVATE PkgConfig::SPNG ZLIB::ZLIB)
+    target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_SPNG=1)
+  endif()
+  if(PARFILTER_HAVE_LIBJPEG_TURBO)
+    target_link_libraries(${target} PRIVATE JPEG::JPEG)
+    target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_LIBJPEG_TURBO=1)
+  endif()
+endfunction()
+
+function(parfilter_print_codec_summary)
+  message(STATUS "parfilter codecs (bmp, pnm: parfilter's own; tga: stb_image):")
+  foreach(line IN LISTS PARFILTER_CODEC_SUMMARY)
+    message(STATUS "  ${line}")
+  endforeach()
+endfunction()

@@ -1,0 +1,189 @@
+// BMP at memory speed. Loading: the headers are validated (bmp_format.cpp), then the common
+// layouts go row by row (24-bit BGR and 32-bit BGRA swapped into RGB(A), 8-bit palettes by a
+// lookup); every other layout takes the general decoder. A palette of grays only gives a gray
+// image, so a gray BMP (as parfilter writes one) loads with one channel. Saving: gray as 8-bit
+// with a gray palette, RGB as 24-bit, RGBA as 32-bit with a V4 header's alpha mask; rows
+// bottom-up, as every reader expects.
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstring>
+
+#include "bmp_format.hpp"
+#include "codecs.hpp"
+#include "parfilter/error.hpp"
+
+namespace parfilter::io {
+namespace {
+
+constexpr int kPaletteBits = 8;
+constexpr int kRgbBits = 24;
+constexpr int kRgbaBits = 32;
+constexpr std::uint32_t kRedMask = 0x00ff0000;
+constexpr std::uint32_t kGreenMask = 0x0000ff00;
+constexpr std::uint32_t kBlueMask = 0x000000ff;
+constexpr std::uint32_t kAlphaMask = 0xff000000;
+constexpr std::size_t kPaletteEntries = 256;
+constexpr int kBgrBlue = 0;
+constexpr int kBgrRed = 2;
+
+bool gray_palette(const BmpLayout& layout) {
+  return !layout.palette.empty() &&
+         std::all_of(layout.palette.begin(), layout.palette.end(), [](const BmpColor& c) {
+           return c.red == c.green && c.green == c.blue;
+         });
+}
+
+/// The image row that stored row `stored` fills.
+int image_row(const BmpLayout& layout, int stored) {
+  return layout.top_down ? stored : layout.height - 1 - stored;
+}
+
+Image decode_rows(std::span<const std::uint8_t> bytes, const BmpLayout& layout, int channels,
+                  const Checkpoint& checkpoint) {
+  Image image = Image::uninitialized(layout.width, layout.height, channels);
+  const std::uint64_t stride = bmp_row_stride(layout);
+  const int bytes_per_pixel = layout.bits_per_pixel / CHAR_BIT;
+  std::array<std::uint8_t, kPaletteEntries * 3> lookup{};
+  for (std::size_t i = 0; i < layout.palette.size(); ++i) {
+    lookup[3 * i] = layout.palette[i].red;
+    lookup[3 * i + 1] = layout.palette[i].green;
+    lookup[3 * i + 2] = layout.palette[i].blue;
+  }
+  for (int stored = 0; stored < layout.height; ++stored) {
+    const std::uint8_t* in = bytes.data() + layout.pixel_offset + stored * stride;
+    std::uint8_t* out = image.row(image_row(layout, stored));
+    const int w = layout.width;
+    if (layout.bits_per_pixel == kPaletteBits && channels == 1) {
+      for (int x = 0; x < w; ++x) out[x] = lookup[3 * std::size_t{in[x]}];
+    } else if (layout.bits_per_pixel == kPaletteBits) {
+      for (int x = 0; x < w; ++x) std::memcpy(out + 3 * x, &lookup[3 * std::size_t{in[x]}], 3);
+    } else {
+      for (int x = 0; x < w; ++x) {
+        const std::uint8_t* p = in + static_cast<std::ptrdiff_t>(x) * bytes_per_pixel;
+        std::uint8_t* q = out + static_cast<std::ptrdiff_t>(x) * channels;
+        q[0] = p[kBgrRed];
+        q[1] = p[1];
+        q[2] = p[kBgrBlue];
+        if (channels == 4) q[3] = p[3];
+      }
+    }
+    checkpoint_every(checkpoint, stored);
+  }
+  return image;
+}
+
+/// Whether the row-by-row paths read this layout: uncompressed, 24-bit, 32-bit BGR(A) with
+/// the standard masks, or 8 bits with every index inside the palette.
+bool direct_layout(const BmpLayout& layout) {
+  if (layout.run_length_encoded()) return false;
+  switch (layout.bits_per_pixel) {
+    case kRgbBits:
+      return true;
+    case kRgbaBits:
+      return layout.masks[0] == kRedMask && layout.masks[1] == kGreenMask &&
+             layout.masks[2] == kBlueMask && (layout.masks[3] == 0 || layout.masks[3] == kAlphaMask);
+    case kPaletteBits:
+      return true;  // indices past a short palette read the zeroed lookup: black, as decode_bmp
+    default:
+      return false;
+  }
+}
+
+void put_u16(std::uint8_t*& at, std::uint32_t value) {
+  at[0] = static_cast<std::uint8_t>(value);
+  at[1] = static_cast<std::uint8_t>(value >> CHAR_BIT);
+  at += 2;
+}
+
+void put_u32(std::uint8_t*& at, std::uint32_t value) {
+  put_u16(at, value & 0xffff);
+  put_u16(at, value >> (2 * CHAR_BIT));
+}
+
+}  // namespace
+
+Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& name,
+                      const LoadOptions& options) {
+  auto parsed = parse_bmp(bytes);
+  if (const auto* cause = std::get_if<std::string>(&parsed)) fail(name, *cause);
+  const auto& layout = std::get<BmpLayout>(parsed);
+  const bool gray = gray_palette(layout);
+  const int channels = gray ? 1 : layout.channels();
+  check_image_size(name, layout.width, layout.height, channels, options.max_bytes);
+  if (auto cause = check_bmp_pixel_data(bytes, layout)) fail(name, *cause);
+  if (direct_layout(layout)) return decode_rows(bytes, layout, channels, options.checkpoint);
+  auto decoded = decode_bmp(bytes, layout);
+  if (const auto* cause = std::get_if<std::string>(&decoded)) fail(name, *cause);
+  Image rgb = std::move(std::get<Image>(decoded));
+  if (!gray) return rgb;
+  Image out = Image::uninitialized(rgb.width(), rgb.height(), 1);
+  for (std::size_t i = 0; i < out.size_bytes(); ++i) out.data()[i] = rgb.data()[3 * i];
+  return out;
+}
+
+std::vector<std::uint8_t> encode_bmp(const ConstImageView& image) {
+  constexpr std::uint32_t kFileHeaderBytes = 14;
+  constexpr std::uint32_t kInfoHeaderBytes = 40;
+  constexpr std::uint32_t kV4HeaderBytes = 108;
+  constexpr std::uint32_t kBitfields = 3;
+  constexpr std::uint32_t kSrgb = 0x73524742;  // 'sRGB': the V4 header's colour space
+  constexpr std::uint32_t kPixelsPerMetre = 2835;  // 72 dpi
+  const int channels = image.channels();
+  const int bits = channels == 1 ? kPaletteBits : channels == 3 ? kRgbBits : kRgbaBits;
+  const std::uint32_t header_bytes = channels == 4 ? kV4HeaderBytes : kInfoHeaderBytes;
+  const std::uint32_t palette_bytes = channels == 1 ? kPaletteEntries * 4 : 0;
+  const std::uint64_t row_bytes = (static_cast<std::uint64_t>(image.width()) * bits + 31) / 32 * 4;
+  const std::uint64_t offset = kFileHeaderBytes + header_bytes + palette_bytes;
+  const std::uint64_t total = offset + row_bytes * static_cast<std::uint64_t>(image.height());
+  if (total > UINT32_MAX || image.width() > INT32_MAX || image.height() > INT32_MAX) {
+    throw RuntimeError(std::to_string(image.width()) + "x" + std::to_string(image.height()) +
+                       " is too large for BMP (4 GiB at most)");
+  }
+  std::vector<std::uint8_t> out(total);
+  std::uint8_t* at = out.data();
+  *at++ = 'B';
+  *at++ = 'M';
+  put_u32(at, static_cast<std::uint32_t>(total));
+  put_u32(at, 0);  // reserved
+  put_u32(at, static_cast<std::uint32_t>(offset));
+  put_u32(at, header_bytes);
+  put_u32(at, static_cast<std::uint32_t>(image.width()));
+  put_u32(at, static_cast<std::uint32_t>(image.height()));  // positive: bottom-up rows
+  put_u16(at, 1);                                         // planes
+  put_u16(at, static_cast<std::uint32_t>(bits));
+  put_u32(at, channels == 4 ? kBitfields : 0);
+  put_u32(at, static_cast<std::uint32_t>(row_bytes * image.height()));
+  put_u32(at, kPixelsPerMetre);
+  put_u32(at, kPixelsPerMetre);
+  put_u32(at, channels == 1 ? kPaletteEntries : 0);  // colours used
+  put_u32(at, 0);                                    // colours important
+  if (channels == 4) {
+    for (std::uint32_t mask : {kRedMask, kGreenMask, kBlueMask, kAlphaMask}) put_u32(at, mask);
+    put_u32(at, kSrgb);
+    at += kV4HeaderBytes - kInfoHeaderBytes - 5 * 4;  // endpoints and gamma: zero
+  }
+  if (channels == 1) {
+    for (std::uint32_t i = 0; i < kPaletteEntries; ++i) put_u32(at, i * 0x010101);
+  }
+  for (int y = 0; y < image.height(); ++y) {
+    const std::uint8_t* in = image.row(image.height() - 1 - y);
+    std::uint8_t* row = out.data() + offset + static_cast<std::uint64_t>(y) * row_bytes;
+    const int w = image.width();
+    if (channels == 1) {
+      std::memcpy(row, in, static_cast<std::size_t>(w));
+    } else {
+      for (int x = 0; x < w; ++x) {
+        const std::uint8_t* p = in + static_cast<std::ptrdiff_t>(x) * channels;
+        std::uint8_t* q = row + static_cast<std::ptrdiff_t>(x) * channels;
+        q[kBgrBlue] = p[2];
+        q[1] = p[1];
+        q[kBgrRed] = p[0];
+        if (channels == 4) q[3] = p[3];
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace parfilter::io

@@ -1,0 +1,77 @@
+// Internal: the codecs behind image_io.hpp, one entry point per format and path. image_io.cpp
+// picks the codec by the file's magic bytes (loading) or the path's extension (saving).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "parfilter/image.hpp"
+#include "parfilter/image_io.hpp"
+
+namespace parfilter::io {
+
+/// The largest width or height any decoder accepts. The byte limit of LoadOptions is checked
+/// separately.
+inline constexpr std::int64_t kMaxImageDimension = std::int64_t{1} << 24;
+
+/// Which implementation decodes and encodes PNG and JPEG: the fast libraries where this build
+/// has them, or stb_image (the fallback, also reachable in a full build for its tests).
+enum class CodecPath { fast, stb };
+
+/// Whether this build has the fast PNG (libspng + zlib) and JPEG (libjpeg-turbo) codecs.
+[[nodiscard]] bool have_fast_png();
+[[nodiscard]] bool have_fast_jpeg();
+
+/// load_image_from_memory and encode_image with the codec path chosen.
+[[nodiscard]] Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
+                                 const LoadOptions& options, CodecPath path);
+[[nodiscard]] std::vector<std::uint8_t> encode_image(const ConstImageView& image,
+                                                     ImageFormat format,
+                                                     const SaveOptions& options,
+                                                     const std::string& name, CodecPath path);
+
+/// Throws InputError("<name>: <cause>").
+[[noreturn]] void fail(const std::string& name, const std::string& cause);
+
+/// Refuses a zero or negative dimension, a side over kMaxImageDimension and a decoded buffer
+/// over `max_bytes`, before anything is allocated.
+void check_image_size(const std::string& name, std::int64_t width, std::int64_t height,
+                      int channels, std::uint64_t max_bytes);
+
+/// Calls the checkpoint, if any, once every `kCheckpointRows` rows.
+inline constexpr int kCheckpointRows = 64;
+inline void checkpoint_every(const Checkpoint& checkpoint, int row) {
+  if (checkpoint && row % kCheckpointRows == 0) checkpoint();
+}
+
+// ---- one entry point per format ----
+[[nodiscard]] Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& name,
+                                    const LoadOptions& options);
+[[nodiscard]] std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
+                                                          const SaveOptions& options);
+
+[[nodiscard]] Image decode_jpeg_turbo(std::span<const std::uint8_t> bytes,
+                                      const std::string& name, const LoadOptions& options);
+[[nodiscard]] std::vector<std::uint8_t> encode_jpeg_turbo(const ConstImageView& image,
+                                                          const SaveOptions& options,
+                                                          const std::string& name);
+
+[[nodiscard]] Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& name,
+                                    const LoadOptions& options);
+[[nodiscard]] std::vector<std::uint8_t> encode_bmp(const ConstImageView& image);
+
+[[nodiscard]] Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& name,
+                                    const LoadOptions& options);
+
+/// stb_image: TGA always, PNG and JPEG on the fallback path. `container` names the format in
+/// messages ("PNG", "JPEG", or "" for a file without magic bytes, probed as TGA).
+[[nodiscard]] Image decode_with_stb(std::span<const std::uint8_t> bytes, const std::string& name,
+                                    const LoadOptions& options, const std::string& container);
+[[nodiscard]] std::vector<std::uint8_t> encode_with_stb(const ConstImageView& image,
+                                                        ImageFormat format,
+                                                        const SaveOptions& options,
+                                                        const std::string& name);
+
+}  // namespace parfilter::io

@@ -1,0 +1,205 @@
+// load_image and save_image: the container from the magic bytes (loading) or the extension
+// (saving), then the codec of that format on the chosen path (codecs.hpp).
+#include "parfilter/image_io.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+#include <thread>
+
+#include "codecs.hpp"
+#include "file_io.hpp"
+#include "parallel.hpp"
+#include "parfilter/error.hpp"
+
+namespace parfilter {
+namespace io {
+namespace {
+
+constexpr std::string_view kSupportedFormats = "BMP, PNG, JPEG, TGA and PNM";
+
+enum class Container { bmp, png, jpeg, pnm, unknown };
+
+bool starts_with(std::span<const std::uint8_t> bytes, std::string_view magic) {
+  return bytes.size() >= magic.size() &&
+         std::equal(magic.begin(), magic.end(), bytes.begin(),
+                    [](char m, std::uint8_t b) { return static_cast<std::uint8_t>(m) == b; });
+}
+
+// Identifies the container by its magic bytes; TGA has none and is left to stb's probe.
+Container detect_container(std::span<const std::uint8_t> bytes, const std::string& name) {
+  using namespace std::string_view_literals;
+  if (starts_with(bytes, "BM")) return Container::bmp;
+  if (starts_with(bytes, "\x89PNG\r\n\x1a\n"sv)) return Container::png;
+  if (starts_with(bytes, "\xff\xd8"sv)) return Container::jpeg;
+  if (starts_with(bytes, "P5") || starts_with(bytes, "P6")) return Container::pnm;
+  struct Unsupported {
+    std::string_view magic;
+    std::string_view format;
+  };
+  constexpr std::array kUnsupported{
+      Unsupported{"P1", "ASCII PBM (P1)"}, Unsupported{"P2", "ASCII PGM (P2)"},
+      Unsupported{"P3", "ASCII PPM (P3)"}, Unsupported{"P4", "PBM bitmap (P4)"},
+      Unsupported{"P7", "PAM (P7)"},       Unsupported{"GIF8", "GIF"},
+      Unsupported{"8BPS", "PSD"},          Unsupported{"#?RADIANCE", "HDR"},
+      Unsupported{"#?RGBE", "HDR"},        Unsupported{"II*\0"sv, "TIFF"},
+      Unsupported{"MM\0*"sv, "TIFF"},      Unsupported{"RIFF", "RIFF (WebP?)"},
+  };
+  for (const auto& entry : kUnsupported) {
+    if (starts_with(bytes, entry.magic)) {
+      fail(name, "unsupported format " + std::string(entry.format) + " (parfilter reads " +
+                     std::string(kSupportedFormats) + ")");
+    }
+  }
+  return Container::unknown;
+}
+
+}  // namespace
+
+void fail(const std::string& name, const std::string& cause) {
+  throw InputError(name + ": " + cause);
+}
+
+void check_image_size(const std::string& name, std::int64_t width, std::int64_t height,
+                      int channels, std::uint64_t max_bytes) {
+  if (width <= 0 || height <= 0) {
+    fail(name, "zero dimension (" + std::to_string(width) + "x" + std::to_string(height) + ")");
+  }
+  const auto w = static_cast<std::uint64_t>(width);
+  const auto h = static_cast<std::uint64_t>(height);
+  const auto c = static_cast<std::uint64_t>(channels);
+  std::uint64_t needed = 0;
+  const bool overflow =
+      __builtin_mul_overflow(w, h, &needed) || __builtin_mul_overflow(needed, c, &needed);
+  if (overflow || needed > max_bytes) {
+    fail(name, "image of " + std::to_string(w) + "x" + std::to_string(h) + " with " +
+                   std::to_string(channels) + (channels == 1 ? " channel" : " channels") +
+                   " needs " + (overflow ? std::string("over 2^64") : std::to_string(needed)) +
+                   " bytes, over the limit of " + std::to_string(max_bytes) +
+                   " (--max-image-bytes)");
+  }
+  if (w > static_cast<std::uint64_t>(kMaxImageDimension) ||
+      h > static_cast<std::uint64_t>(kMaxImageDimension)) {
+    fail(name, "dimensions " + std::to_string(w) + "x" + std::to_string(h) +
+                   " exceed the maximum of " + std::to_string(kMaxImageDimension));
+  }
+}
+
+bool have_fast_png() {
+#ifdef PARFILTER_HAVE_SPNG
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool have_fast_jpeg() {
+#ifdef PARFILTER_HAVE_LIBJPEG_TURBO
+  return true;
+#else
+  return false;
+#endif
+}
+
+Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
+                   const LoadOptions& options, CodecPath path) {
+  if (bytes.empty()) fail(name, "empty file");
+  check_file_size(name, bytes.size(), options.max_bytes);
+  switch (detect_container(bytes, name)) {
+    case Container::bmp:
+      return decode_bmp_file(bytes, name, options);
+    case Container::pnm:
+      return decode_pnm_file(bytes, name, options);
+    case Container::png:
+      if (path == CodecPath::fast && have_fast_png()) return decode_png_spng(bytes, name, options);
+      return decode_with_stb(bytes, name, options, "PNG");
+    case Container::jpeg:
+      if (path == CodecPath::fast && have_fast_jpeg()) {
+        return decode_jpeg_turbo(bytes, name, options);
+      }
+      return decode_with_stb(bytes, name, options, "JPEG");
+    case Container::unknown:
+      break;
+  }
+  return decode_with_stb(bytes, name, options, "");
+}
+
+std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat format,
+                                       const SaveOptions& options, const std::string& name,
+                                       CodecPath path) {
+  if (image.width() <= 0 || image.height() <= 0 || image.first_row() == nullptr) {
+    throw RuntimeError(name + ": cannot save an empty image");
+  }
+  if (image.rows() != RowRange{0, image.height()}) {
+    throw RuntimeError(name + ": encode_image needs a view of every row");
+  }
+  if (options.png_level < kMinPngLevel || options.png_level > kMaxPngLevel) {
+    throw UsageError("PNG level must be from 0 to 9, got " + std::to_string(options.png_level));
+  }
+  if (options.jpeg_quality < kMinJpegQuality || options.jpeg_quality > kMaxJpegQuality) {
+    throw UsageError("JPEG quality must be from 1 to 100, got " +
+                     std::to_string(options.jpeg_quality));
+  }
+  switch (format) {
+    case ImageFormat::bmp:
+      return encode_bmp(image);
+    case ImageFormat::png:
+      if (path == CodecPath::fast && have_fast_png()) return encode_png_banded(image, options);
+      break;
+    case ImageFormat::jpeg:
+      if (path == CodecPath::fast && have_fast_jpeg()) {
+        return encode_jpeg_turbo(image, options, name);
+      }
+      break;
+    case ImageFormat::tga:
+      break;
+  }
+  return encode_with_stb(image, format, options, name);
+}
+
+}  // namespace io
+
+Image load_image(const std::filesystem::path& path, const LoadOptions& options) {
+  const auto bytes = io::read_file_bounded(path, options.max_bytes);
+  return io::decode_image(bytes, path.string(), options, io::CodecPath::fast);
+}
+
+Image load_image_from_memory(std::span<const std::uint8_t> bytes, const std::string& name,
+                             const LoadOptions& options) {
+  return io::decode_image(bytes, name, options, io::CodecPath::fast);
+}
+
+ImageFormat format_for_path(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".png") return ImageFormat::png;
+  if (extension == ".bmp") return ImageFormat::bmp;
+  if (extension == ".jpg" || extension == ".jpeg") return ImageFormat::jpeg;
+  if (extension == ".tga") return ImageFormat::tga;
+  const std::string shown = extension.empty() ? "none" : "\"" + extension + "\"";
+  throw InputError(path.string() + ": unknown output extension " + shown +
+                   " (use .png, .bmp, .jpg, .jpeg or .tga)");
+}
+
+std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat format,
+                                       const SaveOptions& options, const std::string& name) {
+  return io::encode_image(image, format, options, name, io::CodecPath::fast);
+}
+
+void save_image(const Image& image, const std::filesystem::path& path,
+                const SaveOptions& options) {
+  const ImageFormat format = format_for_path(path);
+  const auto bytes = encode_image(image.view(), format, options, path.string());
+  write_file_atomically(path, bytes, options.sync);
+}
+
+ParallelFor parallel_for_threads(int threads) {
+  const int count = threads <= 0 ? static_cast<int>(std::thread::hardware_concurrency()) : threads;
+  return [count](std::size_t tasks, const std::function<void(std::size_t)>& task) {
+    io::run_on_threads(std::max(1, count), tasks, task);
+  };
+}
+
+}  // namespace parfilter

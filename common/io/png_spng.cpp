@@ -1,0 +1,126 @@
+// PNG decoding with libspng: it checks every chunk's CRC, the zlib stream and truncation, so no
+// chunk walk of ours runs first. What parfilter adds is the size limit from IHDR before any
+// pixel buffer exists, limits on ancillary chunks (metadata cannot exhaust memory), 16-bit
+// gray reduced by its high byte (as libspng reduces 16-bit colour), and a checkpoint every
+// few rows.
+#ifdef PARFILTER_HAVE_SPNG
+
+#include <spng.h>
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "codecs.hpp"
+
+namespace parfilter::io {
+namespace {
+
+/// Room for ancillary chunks (ICC profiles, text), as in check_file_size.
+constexpr std::size_t kMaxMetadataBytes = std::size_t{64} << 20;
+constexpr int kBitsPerByte = 8;
+constexpr int kSixteenBits = 16;
+
+struct ContextDeleter {
+  void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
+};
+using Context = std::unique_ptr<spng_ctx, ContextDeleter>;
+
+[[noreturn]] void fail_spng(const std::string& name, const char* what, int error) {
+  fail(name, std::string(what) + " (libspng: " + spng_strerror(error) + ")");
+}
+
+/// How an image of this IHDR is decoded: libspng's output format and parfilter's channels.
+struct Target {
+  int format = SPNG_FMT_RGB8;
+  int channels = 3;
+  bool gray16 = false;  ///< 16-bit gray: decoded as 16 bits, reduced here
+};
+
+Target target_for(const spng_ihdr& ihdr, bool has_trns) {
+  switch (ihdr.color_type) {
+    case SPNG_COLOR_TYPE_GRAYSCALE:
+      if (has_trns) return {SPNG_FMT_RGBA8, 4};
+      if (ihdr.bit_depth == kSixteenBits) return {SPNG_FMT_PNG, 1, true};
+      return {SPNG_FMT_G8, 1};
+    case SPNG_COLOR_TYPE_TRUECOLOR:
+    case SPNG_COLOR_TYPE_INDEXED:
+      return has_trns ? Target{SPNG_FMT_RGBA8, 4} : Target{SPNG_FMT_RGB8, 3};
+    default:  // gray + alpha, RGBA: Image has no 2-channel form
+      return {SPNG_FMT_RGBA8, 4};
+  }
+}
+
+/// 16-bit host-endian samples to their high bytes.
+void reduce_row(const std::uint16_t* in, std::uint8_t* out, int count) {
+  for (int x = 0; x < count; ++x) out[x] = static_cast<std::uint8_t>(in[x] >> kBitsPerByte);
+}
+
+}  // namespace
+
+Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& name,
+                      const LoadOptions& options) {
+  const Context ctx(spng_ctx_new(0));
+  if (!ctx) throw std::bad_alloc();
+  spng_set_image_limits(ctx.get(), static_cast<std::uint32_t>(kMaxImageDimension),
+                        static_cast<std::uint32_t>(kMaxImageDimension));
+  spng_set_chunk_limits(ctx.get(), kMaxMetadataBytes, kMaxMetadataBytes);
+  spng_set_png_buffer(ctx.get(), bytes.data(), bytes.size());
+
+  spng_ihdr ihdr{};
+  if (const int error = spng_get_ihdr(ctx.get(), &ihdr)) {
+    fail_spng(name, "corrupt or truncated PNG header", error);
+  }
+  spng_trns trns{};
+  const int trns_error = spng_get_trns(ctx.get(), &trns);
+  if (trns_error != 0 && trns_error != SPNG_ECHUNKAVAIL) {
+    fail_spng(name, "corrupt PNG", trns_error);
+  }
+  const Target target = target_for(ihdr, trns_error == 0);
+  check_image_size(name, ihdr.width, ihdr.height, target.channels, options.max_bytes);
+
+  Image image = Image::uninitialized(static_cast<int>(ihdr.width),
+                                     static_cast<int>(ihdr.height), target.channels);
+  const int flags = SPNG_DECODE_PROGRESSIVE | (target.channels == 4 ? SPNG_DECODE_TRNS : 0);
+  if (const int error = spng_decode_image(ctx.get(), nullptr, 0, target.format, flags)) {
+    fail_spng(name, "corrupt PNG", error);
+  }
+  const bool interlaced = ihdr.interlace_method != SPNG_INTERLACE_NONE;
+  // libspng writes each pass of an interlaced image into the rows it covers, so those rows
+  // must keep their earlier passes: whole 16-bit rows for 16-bit gray, the image otherwise.
+  const std::size_t row_bytes = static_cast<std::size_t>(image.stride());
+  std::vector<std::uint16_t> wide;
+  if (target.gray16) wide.resize(static_cast<std::size_t>(image.width()) * (interlaced ? image.height() : 1));
+  if (interlaced && !target.gray16) std::fill_n(image.data(), image.size_bytes(), 0);
+  for (int decoded = 0;; ++decoded) {
+    spng_row_info row{};
+    int error = spng_get_row_info(ctx.get(), &row);
+    if (error == 0) {
+      const auto y = static_cast<int>(row.row_num);
+      if (target.gray16) {
+        std::uint16_t* out = wide.data() + (interlaced ? static_cast<std::size_t>(y) * image.width() : 0);
+        error = spng_decode_row(ctx.get(), out, row_bytes * 2);
+        if (!interlaced && (error == 0 || error == SPNG_EOI)) {
+          reduce_row(out, image.row(y), image.width());
+        }
+      } else {
+        error = spng_decode_row(ctx.get(), image.row(y), row_bytes);
+      }
+    }
+    if (error == SPNG_EOI) break;
+    if (error != 0) fail_spng(name, "corrupt or truncated PNG", error);
+    checkpoint_every(options.checkpoint, decoded);
+  }
+  if (target.gray16 && interlaced) {
+    for (int y = 0; y < image.height(); ++y) {
+      reduce_row(wide.data() + static_cast<std::size_t>(y) * image.width(), image.row(y),
+                 image.width());
+    }
+  }
+  return image;
+}
+
+}  // namespace parfilter::io
+
+#endif  // PARFILTER_HAVE_SPNG
