@@ -1,9 +1,11 @@
-// A batch over the ranks: the root hands out whole images one at a time, largest file
-// first, to whichever rank asks next, so that uneven sizes balance. Every rank (the root too,
-// on its main thread, while a second thread answers the others) loads, computes and saves
-// its images on its own; a job's failure and report lines travel to the root, which alone
-// prints them, with a progress line per finished image and a summary. A failure outside any
-// job (the protocol itself) aborts the MPI job: the other ranks would otherwise wait forever.
+// A batch over the ranks: the root hands out whole images one at a time, largest file first,
+// to whichever rank asks next, so that uneven sizes balance. Every rank (the root too, while a
+// second thread answers the others) runs the batch pipeline of every executable over the jobs
+// it is given: its workers decode and encode while its backend computes, and it asks for the
+// next job as soon as its window has room. A job's failure and report lines travel to the
+// root, which alone prints them, with a progress line per finished image and a summary. A
+// failure outside any job (the protocol itself) aborts the MPI job: the other ranks would
+// otherwise wait forever.
 #include <mpi.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <filesystem>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -29,8 +32,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kResultTag = 201;  ///< worker -> root: the previous job's result, a request
-constexpr int kAssignTag = 202;  ///< root -> worker: the next job, or kNoMoreJobs
+constexpr int kRequestTag = 200;  ///< worker -> root: give me a job
+constexpr int kResultTag = 201;   ///< worker -> root: one job's result
+constexpr int kAssignTag = 202;   ///< root -> worker: the next job, or kNoMoreJobs
+constexpr int kDoneTag = 203;     ///< worker -> root: every job of mine has finished
 constexpr int kNoMoreJobs = -1;
 /// How often the root's dispatcher looks for requests: short next to any image's time, long
 /// enough that the polling thread costs its core nothing.
@@ -166,13 +171,13 @@ class Tally {
   int exit_code_ = kExitSuccess;
 };
 
-/// Answers every worker's requests until each has been told there is no more work.
+/// Answers every worker's requests and records their results until each has finished.
 void serve_workers(MPI_Comm comm, int workers, JobQueue& queue, Tally& tally) {
   std::string buffer;
   for (int active = workers; active > 0;) {
     int pending = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kResultTag, comm, &pending, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &pending, &status);
     if (pending == 0) {
       std::this_thread::sleep_for(kPollInterval);
       continue;
@@ -180,56 +185,122 @@ void serve_workers(MPI_Comm comm, int workers, JobQueue& queue, Tally& tally) {
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     buffer.resize(static_cast<std::size_t>(bytes));
-    MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kResultTag, comm,
+    MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm,
              MPI_STATUS_IGNORE);
-    const JobResult result = unpack(buffer);
-    if (result.job != kNoMoreJobs) tally.record(result, status.MPI_SOURCE);
-    int next = queue.next();
-    if (next == kNoMoreJobs) --active;
-    MPI_Send(&next, 1, MPI_INT, status.MPI_SOURCE, kAssignTag, comm);
+    if (status.MPI_TAG == kResultTag) {
+      tally.record(unpack(buffer), status.MPI_SOURCE);
+    } else if (status.MPI_TAG == kRequestTag) {
+      const int next = queue.next();
+      MPI_Send(&next, 1, MPI_INT, status.MPI_SOURCE, kAssignTag, comm);
+    } else if (status.MPI_TAG == kDoneTag) {
+      --active;
+    }
   }
 }
 
 // ---- every rank's side ------------------------------------------------------------------------
-/// Loads, computes and saves one job on this rank alone.
-JobResult run_job(const JobRunner& runner, Backend& backend, int index) {
-  const CliJob& job = runner.jobs()[static_cast<std::size_t>(index)];
+/// A finished job as the root reports it.
+JobResult result_of(const JobRunner& runner, std::size_t job, const JobOutcome& outcome,
+                    const std::optional<int>& threshold) {
+  const CliJob& cli_job = runner.jobs()[job];
   JobResult result;
-  result.job = index;
+  result.job = static_cast<int>(job);
   try {
-    const auto load_start = Clock::now();
-    const Image image = runner.load(job);
-    const double load_ms = elapsed_ms(load_start);
-    const ComputedJob computed = runner.compute(backend, job, image.view());
-    const auto save_start = Clock::now();
-    runner.save(job, computed.output);
+    if (outcome.failure) std::rethrow_exception(outcome.failure);
+    OpOutput reported;
+    reported.threshold = threshold;
     result.lines = runner.report(
-        job, computed.output, runner.stage_times(load_ms, computed.times, elapsed_ms(save_start)));
+        cli_job, reported, runner.stage_times(outcome.load_ms, outcome.compute, outcome.save_ms));
   } catch (...) {
-    const std::exception_ptr failure = std::current_exception();
+    std::exception_ptr failure = std::current_exception();
+    if (outcome.failure && outcome.failed_stage == JobStage::compute) {
+      failure = job_failure_naming(cli_job.input, failure);
+    }
     result.exit_code = exit_code_for(failure);
     try {
       std::rethrow_exception(failure);
     } catch (const std::exception& e) {
       result.error = e.what();
     } catch (...) {
-      result.error = job.input.string() + ": unknown failure";
+      result.error = cli_job.input.string() + ": unknown failure";
     }
   }
   return result;
 }
 
-/// A worker: asks for a job (sending the previous one's result) until there are none left.
-void work(MPI_Comm comm, int root, const JobRunner& runner, Backend& backend) {
-  JobResult result;
-  for (;;) {
-    const std::string packed = pack(result);
-    MPI_Send(packed.data(), static_cast<int>(packed.size()), MPI_BYTE, root, kResultTag, comm);
+/// This rank's jobs for the pipeline: from the root's queue (on the root) or by asking it (on
+/// a worker). A worker's MPI calls all happen on the thread that runs the pipeline (inside
+/// next_job and at the end), so MPI_THREAD_FUNNELED is enough there: results finished on
+/// other threads wait in an outbox.
+class RankJobs final : public BatchJobs {
+ public:
+  RankJobs(const JobRunner& runner, MPI_Comm comm, int root, JobQueue* queue, Tally* tally)
+      : runner_(runner), comm_(comm), root_(root), queue_(queue), tally_(tally),
+        thresholds_(runner.jobs().size()) {}
+
+  std::optional<std::size_t> next_job() override {
     int next = kNoMoreJobs;
-    MPI_Recv(&next, 1, MPI_INT, root, kAssignTag, comm, MPI_STATUS_IGNORE);
-    if (next == kNoMoreJobs) return;
-    result = run_job(runner, backend, next);
+    if (queue_ != nullptr) {
+      next = queue_->next();
+    } else {
+      send_outbox();
+      MPI_Send(nullptr, 0, MPI_BYTE, root_, kRequestTag, comm_);
+      MPI_Recv(&next, 1, MPI_INT, root_, kAssignTag, comm_, MPI_STATUS_IGNORE);
+    }
+    if (next == kNoMoreJobs) return std::nullopt;
+    return static_cast<std::size_t>(next);
   }
+  Image load(std::size_t job, const StageContext& context) override {
+    return runner_.load(runner_.jobs()[job], context.checkpoint);
+  }
+  void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
+    runner_.save(runner_.jobs()[job], output, &context);
+    thresholds_[job] = output.threshold;
+  }
+  void finished(std::size_t job, const JobOutcome& outcome) override {
+    const JobResult result = result_of(runner_, job, outcome, thresholds_[job]);
+    if (tally_ != nullptr) {
+      tally_->record(result, root_);
+      return;
+    }
+    const std::scoped_lock lock(outbox_mutex_);
+    outbox_.push_back(pack(result));
+  }
+  /// A worker's last messages: the results not sent yet, then that it has finished.
+  void finish_worker() {
+    send_outbox();
+    MPI_Send(nullptr, 0, MPI_BYTE, root_, kDoneTag, comm_);
+  }
+
+ private:
+  void send_outbox() {
+    std::vector<std::string> ready;
+    {
+      const std::scoped_lock lock(outbox_mutex_);
+      ready.swap(outbox_);
+    }
+    for (const std::string& packed : ready) {
+      MPI_Send(packed.data(), static_cast<int>(packed.size()), MPI_BYTE, root_, kResultTag,
+               comm_);
+    }
+  }
+
+  const JobRunner& runner_;
+  MPI_Comm comm_;
+  int root_;
+  JobQueue* queue_;
+  Tally* tally_;
+  std::vector<std::optional<int>> thresholds_;  // each written by its own job's save
+  std::mutex outbox_mutex_;
+  std::vector<std::string> outbox_;
+};
+
+/// Runs this rank's share of the batch through the pipeline.
+void run_rank_pipeline(const JobRunner& runner, Backend& backend, RankJobs& jobs) {
+  PipelineOptions options = runner.pipeline_options();
+  options.threads = backend.computes_on_host() ? backend.threads() : options.threads;
+  options.compute_on_host = backend.computes_on_host();
+  run_batch_pipeline(backend, runner.op(), runner.params(), jobs, options);
 }
 
 /// The last resort for a failure outside any job: every rank must stop, not wait.
@@ -247,14 +318,6 @@ bool threads_may_call_mpi() {
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   return provided >= MPI_THREAD_SERIALIZED;
-}
-
-std::string summary(std::size_t jobs, int ranks, double ms, std::size_t failed) {
-  std::ostringstream line;
-  line.precision(3);
-  line << std::fixed << "batch: " << jobs << " image(s) on " << ranks << " rank(s) in "
-       << ms / 1000.0 << " s: " << jobs - failed << " written, " << failed << " failed";
-  return line.str();
 }
 
 }  // namespace
@@ -276,27 +339,29 @@ int run_batch(const JobRunner& runner) {
     JobQueue queue(runner.jobs());
     Tally tally(runner);
     const int workers = world.size - 1;
+    RankJobs own_jobs(runner, comm, world.root, &queue, &tally);
     or_abort([&] {
       if (workers > 0 && threads_may_call_mpi()) {
         // The root computes too; a second thread answers the workers meanwhile.
         std::thread dispatcher(
             [&] { or_abort([&] { serve_workers(comm, workers, queue, tally); }); });
-        for (int job = queue.next(); job != kNoMoreJobs; job = queue.next()) {
-          tally.record(run_job(runner, *backend, job), world.root);
-        }
+        run_rank_pipeline(runner, *backend, own_jobs);
         dispatcher.join();
       } else if (workers > 0) {
         serve_workers(comm, workers, queue, tally);
       } else {
-        for (int job = queue.next(); job != kNoMoreJobs; job = queue.next()) {
-          tally.record(run_job(runner, *backend, job), world.root);
-        }
+        run_rank_pipeline(runner, *backend, own_jobs);
       }
     });
-    runner.info(summary(runner.jobs().size(), world.size, elapsed_ms(start), tally.failed()));
+    runner.info(batch_summary(runner.jobs().size(), tally.failed(), elapsed_ms(start),
+                              world.size));
     exit_code = tally.exit_code();
   } else {
-    or_abort([&] { work(comm, world.root, runner, *backend); });
+    RankJobs jobs(runner, comm, world.root, nullptr, nullptr);
+    or_abort([&] {
+      run_rank_pipeline(runner, *backend, jobs);
+      jobs.finish_worker();
+    });
   }
   MPI_Comm_free(&comm);
   MPI_Bcast(&exit_code, 1, MPI_INT, world.root, world.comm);

@@ -61,7 +61,7 @@ int run_single(const JobRunner& runner, const World& world) {
   double read_ms = 0.0;
   if (const int code = on_root(world, runner, [&] {
         const auto start = Clock::now();
-        image = runner.load(job);
+        image = runner.load(job, {});
         read_ms = elapsed_ms(start);
       })) {
     return code;
@@ -81,7 +81,7 @@ int run_single(const JobRunner& runner, const World& world) {
 
   return on_root(world, runner, [&] {
     const auto start = Clock::now();
-    runner.save(job, computed.output);
+    runner.save(job, computed.output, nullptr);
     const double write_ms = elapsed_ms(start);
     const StageTimes& t = computed.times;
     runner.print(runner.report(job, computed.output,

@@ -255,11 +255,12 @@ void end_to_end(const Image& img) {
       }
     });
     BatchCallbacks callbacks;
-    callbacks.load = [&](std::size_t i) -> std::optional<Image> { return images[i]; };
+    callbacks.next = indexed_inputs(images.size(),
+                                    [&](std::size_t i) -> std::optional<Image> { return images[i]; });
     callbacks.done = [](std::size_t, OpOutput&&, const StageTimes&) {};
     callbacks.failed = [](std::size_t, const std::exception_ptr& e) { std::rethrow_exception(e); };
     const double batched =
-        wall([&] { backend->run_batch(Op::gaussian, {}, images.size(), callbacks); });
+        wall([&] { backend->run_batch(Op::gaussian, {}, callbacks); });
     if (pass == 1) {
       std::printf(
           "\nbatch of %d %dx%d RGBA images, gaussian, wall time including host copies:\n"

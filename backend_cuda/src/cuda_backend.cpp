@@ -134,8 +134,9 @@ class CudaBackend final : public Backend {
     return finish(ws, pending, times);
   }
 
-  void run_batch(Op op, const OpParams& params, std::size_t count,
-                 const BatchCallbacks& callbacks) override {
+  [[nodiscard]] bool computes_on_host() const override { return false; }
+
+  void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) override {
     const OpParams resolved = resolve(op, params);
     struct Slot {
       std::size_t index = 0;
@@ -157,19 +158,18 @@ class CudaBackend final : public Backend {
       }
       callbacks.done(slot.index, std::move(output), times);
     };
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::size_t s = i % kBatchSlots;
+    std::size_t started = 0;
+    for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
+      const std::size_t s = started++ % kBatchSlots;
       retire(s);  // the oldest image in flight, so results arrive in input order
       try {
-        const std::optional<Image> image = callbacks.load(i);
-        if (!image) continue;
-        slots[s].index = i;
-        slots[s].pending = start(workspace(s), op, resolved, image->view());
+        slots[s].index = input->index;
+        slots[s].pending = start(workspace(s), op, resolved, input->image.view());
       } catch (...) {
-        callbacks.failed(i, std::current_exception());
+        callbacks.failed(input->index, std::current_exception());
       }
     }
-    for (std::size_t k = 0; k < kBatchSlots; ++k) retire((count + k) % kBatchSlots);
+    for (std::size_t k = 0; k < kBatchSlots; ++k) retire((started + k) % kBatchSlots);
   }
 
  private:

@@ -209,10 +209,10 @@ TEST(CudaBackend, BatchRunsEveryInputInOrder) {
     OpParams params;
     std::vector<std::size_t> order;
     BatchCallbacks callbacks;
-    callbacks.load = [&](std::size_t i) -> std::optional<Image> {
+    callbacks.next = indexed_inputs(inputs.size(), [&](std::size_t i) -> std::optional<Image> {
       if (i == 2) return std::nullopt;  // a failed load: the batch goes on without it
       return inputs[i];
-    };
+    });
     callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes& times) {
       order.push_back(i);
       EXPECT_TRUE(same(reference::run(op, inputs[i], params), output)) << op_name(op) << " #" << i;
@@ -221,7 +221,7 @@ TEST(CudaBackend, BatchRunsEveryInputInOrder) {
     callbacks.failed = [&](std::size_t i, const std::exception_ptr&) {
       ADD_FAILURE() << op_name(op) << " #" << i << " failed";
     };
-    cuda_backend().run_batch(op, params, inputs.size(), callbacks);
+    cuda_backend().run_batch(op, params, callbacks);
     std::vector<std::size_t> expected;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (i != 2) expected.push_back(i);

@@ -39,6 +39,7 @@ class OpenClBackend final : public Backend {
   [[nodiscard]] std::string describe_devices() const override {
     return opencl::describe(devices_, request_, choice_);
   }
+  [[nodiscard]] bool computes_on_host() const override { return false; }
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {

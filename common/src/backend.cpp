@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "parfilter/error.hpp"
@@ -13,26 +14,35 @@ std::string Backend::describe_devices() const {
          " hardware thread(s), using " + std::to_string(threads()) + "\n";
 }
 
-void Backend::run_batch(Op op, const OpParams& params, std::size_t count,
-                        const BatchCallbacks& callbacks) {
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::optional<Image> input = callbacks.load(i);
-    if (!input) continue;
+std::function<std::optional<BatchInput>()> indexed_inputs(
+    std::size_t count, std::function<std::optional<Image>(std::size_t index)> load) {
+  auto next = std::make_shared<std::size_t>(0);
+  return [count, load = std::move(load), next]() -> std::optional<BatchInput> {
+    while (*next < count) {
+      const std::size_t index = (*next)++;
+      if (std::optional<Image> image = load(index)) return BatchInput{index, std::move(*image)};
+    }
+    return std::nullopt;
+  };
+}
+
+void Backend::run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) {
+  for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
     StageTimes times;
     OpOutput output;
     try {
       const auto start = std::chrono::steady_clock::now();
-      output = run(op, input->view(), params, &times);
+      output = run(op, input->image.view(), params, &times);
       if (times.compute_ms <= 0.0) {  // a backend that does not time itself: the wall time
         times.compute_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
       }
     } catch (...) {
-      callbacks.failed(i, std::current_exception());
+      callbacks.failed(input->index, std::current_exception());
       continue;
     }
-    callbacks.done(i, std::move(output), times);
+    callbacks.done(input->index, std::move(output), times);
   }
 }
 

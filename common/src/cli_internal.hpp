@@ -15,6 +15,7 @@
 #include "parfilter/cli_driver.hpp"
 #include "parfilter/image_io.hpp"
 #include "parfilter/op_set.hpp"
+#include "parfilter/pipeline.hpp"
 
 namespace parfilter::cli_detail {
 
@@ -100,10 +101,17 @@ struct Session {
 [[nodiscard]] std::vector<Job> make_jobs(Op op, const CliArgs& args);
 
 // The stages of one job, as JobRunner offers them; each throws an error naming the file.
-[[nodiscard]] Image load_job_input(const Session& session, const Job& job);
+[[nodiscard]] Image load_job_input(const Session& session, const Job& job,
+                                   const Checkpoint& checkpoint = {});
 [[nodiscard]] ComputedJob compute_job(const Session& session, Backend& backend, const Job& job,
                                       const ConstImageView& input);
-void save_job_output(const Session& session, const Job& job, const OpOutput& output);
+/// Saves with `context`'s checkpoint and parallel_for, or without a context on
+/// session_threads() threads.
+void save_job_output(const Session& session, const Job& job, const OpOutput& output,
+                     const StageContext* context = nullptr);
+/// The CPU threads a session's codecs use: the backend's own where it computes on the host
+/// (so that decode, compute and encode share them), else --threads (0: every hardware thread).
+[[nodiscard]] int session_threads(const Session& session);
 [[nodiscard]] std::vector<StageTime> job_stage_times(double load_ms, const StageTimes& computed,
                                                      double save_ms);
 [[nodiscard]] std::vector<ReportLine> job_report(const Session& session, const Job& job,

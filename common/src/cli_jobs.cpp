@@ -8,6 +8,7 @@
 #include <new>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "cli_internal.hpp"
 #include "parfilter/error.hpp"
@@ -144,15 +145,24 @@ void Reporter::print(const std::vector<ReportLine>& lines) {
   }
 }
 
-Image load_job_input(const Session& s, const Job& job) {
+int session_threads(const Session& s) {
+  if (s.backend.computes_on_host()) return s.backend.threads();
+  return s.args.threads > 0 ? s.args.threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpoint) {
   check_job_output(s.op, job.output);
   std::error_code ec;
   if (fs::exists(job.output, ec) && fs::equivalent(job.input, job.output, ec)) {
     throw UsageError(job.output.string() + ": the output would overwrite its input");
   }
-  return naming_file(job.input, [&] { LoadOptions options;
+  return naming_file(job.input, [&] {
+    LoadOptions options;
     options.max_bytes = s.args.max_image_bytes;
-    return load_image(job.input, options); });
+    options.checkpoint = checkpoint;
+    return load_image(job.input, options);
+  });
 }
 
 ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
@@ -183,17 +193,24 @@ ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
   });
 }
 
-void save_job_output(const Session& s, const Job& job, const OpOutput& output) {
+void save_job_output(const Session& s, const Job& job, const OpOutput& output,
+                     const StageContext* context) {
   naming_file(job.output, [&] {
     if (s.op == Op::histogram) {
       save_histogram(output.histogram, job.output);
-    } else {
-      SaveOptions options;
-      options.png_level = s.args.png_level;
-      options.jpeg_quality = s.args.jpeg_quality;
-      options.sync = s.args.sync;
-      save_image(output.image, job.output, options);
+      return;
     }
+    SaveOptions options;
+    options.png_level = s.args.png_level;
+    options.jpeg_quality = s.args.jpeg_quality;
+    options.sync = s.args.sync;
+    if (context != nullptr) {
+      options.parallel_for = context->parallel_for;
+      options.checkpoint = context->checkpoint;
+    } else {
+      options.parallel_for = parallel_for_threads(session_threads(s));
+    }
+    save_image(output.image, job.output, options);
   });
 }
 

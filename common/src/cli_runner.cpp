@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,8 @@ class SessionRunner final : public JobRunner {
   [[nodiscard]] const std::vector<CliJob>& jobs() const override { return jobs_; }
   [[nodiscard]] bool batch() const override { return s_.batch; }
   [[nodiscard]] Backend& backend() const override { return s_.backend; }
+  [[nodiscard]] Op op() const override { return s_.op; }
+  [[nodiscard]] const OpParams& params() const override { return s_.params; }
   [[nodiscard]] const BackendOptions& backend_options() const override { return options_; }
 
   void create_out_dir() const override {
@@ -36,13 +39,22 @@ class SessionRunner final : public JobRunner {
                        (ec ? " (" + ec.message() + ")" : ""));
     }
   }
-  [[nodiscard]] Image load(const CliJob& job) const override { return load_job_input(s_, job); }
+  [[nodiscard]] Image load(const CliJob& job, const Checkpoint& checkpoint) const override {
+    return load_job_input(s_, job, checkpoint);
+  }
   [[nodiscard]] ComputedJob compute(Backend& backend, const CliJob& job,
                                     const ConstImageView& input) const override {
     return compute_job(s_, backend, job, input);
   }
-  void save(const CliJob& job, const OpOutput& output) const override {
-    save_job_output(s_, job, output);
+  void save(const CliJob& job, const OpOutput& output,
+            const StageContext* context) const override {
+    save_job_output(s_, job, output, context);
+  }
+  [[nodiscard]] PipelineOptions pipeline_options() const override {
+    PipelineOptions options;
+    options.threads = session_threads(s_);
+    options.compute_on_host = s_.backend.computes_on_host();
+    return options;
   }
   [[nodiscard]] std::vector<ReportLine> report(
       const CliJob& job, const OpOutput& output,
@@ -84,45 +96,68 @@ class SessionRunner final : public JobRunner {
   }
 
  private:
-  /// The batch through Backend::run_batch: each job loaded when the backend asks for it,
-  /// computed once, then saved and reported, in input order.
+  /// The batch through the pipeline (decode and encode workers around Backend::run_batch);
+  /// each job's lines printed in input order as it finishes, then one summary line.
   [[nodiscard]] int run_batch() const {
-    int exit_code = kExitSuccess;
-    const auto fail = [&](const std::exception_ptr& failure) {
-      error(failure_message(failure));
-      exit_code = worst_exit_code(exit_code, exit_code_for(failure));
-    };
-    std::vector<double> load_ms(jobs_.size(), 0.0);
-    BatchCallbacks callbacks;
-    callbacks.load = [&](std::size_t i) -> std::optional<Image> {
-      progress(i, jobs_.size(), jobs_[i].input);
-      try {
-        const auto start = Clock::now();
-        Image image = load(jobs_[i]);
-        load_ms[i] = ms_since(start);
-        return image;
-      } catch (...) {
-        fail(std::current_exception());
-        return std::nullopt;
-      }
-    };
-    callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes& times) {
-      try {
-        const auto start = Clock::now();
-        save(jobs_[i], output);
-        const double save_ms = ms_since(start);
-        print(report(jobs_[i], output, stage_times(load_ms[i], times, save_ms)));
-      } catch (...) {
-        fail(std::current_exception());
-      }
-    };
-    callbacks.failed = [&](std::size_t i, const std::exception_ptr& failure) {
-      fail(job_compute_failure(jobs_[i], failure));
-    };
-    s_.backend.run_batch(s_.op, s_.params, jobs_.size(), callbacks);
+    const auto start = Clock::now();
+    BatchOfJobs batch(*this, s_, jobs_);
+    run_batch_pipeline(s_.backend, s_.op, s_.params, batch, pipeline_options());
     clear_progress();
-    return exit_code;
+    info(batch_summary(jobs_.size(), batch.failures(), ms_since(start)));
+    return batch.exit_code();
   }
+
+  /// The command line's jobs as the pipeline sees them.
+  class BatchOfJobs final : public BatchJobs {
+   public:
+    BatchOfJobs(const SessionRunner& runner, const Session& session, const std::vector<Job>& jobs)
+        : runner_(runner), s_(session), jobs_(jobs), thresholds_(jobs.size()) {}
+
+    std::optional<std::size_t> next_job() override {
+      if (next_ >= jobs_.size()) return std::nullopt;
+      return next_++;
+    }
+    Image load(std::size_t job, const StageContext& context) override {
+      return load_job_input(s_, jobs_[job], context.checkpoint);
+    }
+    void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
+      save_job_output(s_, jobs_[job], output, &context);
+      thresholds_[job] = output.threshold;
+    }
+    void finished(std::size_t job, const JobOutcome& outcome) override {
+      runner_.progress(job, jobs_.size(), jobs_[job].input);
+      if (outcome.failure) {
+        const std::exception_ptr failure = outcome.failed_stage == JobStage::compute
+                                               ? job_compute_failure(jobs_[job], outcome.failure)
+                                               : outcome.failure;
+        runner_.error(failure_message(failure));
+        exit_code_ = worst_exit_code(exit_code_, exit_code_for(failure));
+        ++failures_;
+        return;
+      }
+      OpOutput reported;
+      reported.threshold = thresholds_[job];
+      try {
+        runner_.print(runner_.report(
+            jobs_[job], reported,
+            runner_.stage_times(outcome.load_ms, outcome.compute, outcome.save_ms)));
+      } catch (...) {
+        runner_.error(failure_message(std::current_exception()));
+        exit_code_ = worst_exit_code(exit_code_, kExitRuntimeFailure);
+      }
+    }
+    [[nodiscard]] int exit_code() const { return exit_code_; }
+    [[nodiscard]] std::size_t failures() const { return failures_; }
+
+   private:
+    const SessionRunner& runner_;
+    const Session& s_;
+    const std::vector<Job>& jobs_;
+    std::vector<std::optional<int>> thresholds_;  // each written by its own job's save
+    std::size_t next_ = 0;
+    int exit_code_ = kExitSuccess;
+    std::size_t failures_ = 0;
+  };
 
   using Clock = std::chrono::steady_clock;
   static double ms_since(Clock::time_point start) {
@@ -163,6 +198,21 @@ int exit_code_for(const std::exception_ptr& failure) {
   } catch (...) {
     return kExitRuntimeFailure;
   }
+}
+
+std::exception_ptr job_failure_naming(const std::filesystem::path& file,
+                                      const std::exception_ptr& failure) {
+  return cli_detail::job_compute_failure(cli_detail::Job{file, {}}, failure);
+}
+
+std::string batch_summary(std::size_t jobs, std::size_t failed, double ms, int ranks) {
+  std::ostringstream line;
+  line.precision(3);
+  line << std::fixed << "batch: " << jobs << " image(s)";
+  if (ranks > 0) line << " on " << ranks << " rank(s)";
+  line << " in " << ms / 1000.0 << " s: " << jobs - failed << " written, " << failed
+       << " failed";
+  return line.str();
 }
 
 int worst_exit_code(int a, int b) {

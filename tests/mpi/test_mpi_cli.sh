@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # parfilter-mpi's command line under mpirun: results equal parfilter-serial's; only rank 0
-# prints; a failure (unreadable input, failed write, bad usage, a corrupt image in a batch)
+# prints; a failure (unreadable input, unwritable output, bad usage, a corrupt image in a batch)
 # ends every rank within a time bound, with the right exit code, one message and no partial
 # output.
 #
@@ -97,9 +97,10 @@ run_mpi 3 gaussian --se rect:3x3 "$data/camera.png" "$work/out.png"
 expect_rc 2 "bad usage"
 expect_one_error "bad usage" "--se does not apply"
 
+# An output nobody may create files in is found before the load: bad usage, exit 2.
 run_mpi 3 gaussian "$data/camera.png" "/proc/parfilter-mpi-test.png"
-expect_rc 1 "failed write"
-expect_one_error "failed write" "parfilter-mpi-test.png"
+expect_rc 2 "unwritable output"
+expect_one_error "unwritable output" "parfilter-mpi-test.png"
 
 # ---- batch: a corrupt image is reported and skipped, the others are written ----------------
 head -c 300 "$data/camera.png" >"$work/corrupt.png"

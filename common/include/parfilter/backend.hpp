@@ -40,15 +40,27 @@ struct BackendOptions {
   std::string device;    ///< device backends: device index or name substring; empty = default
 };
 
+/// One input of a batch, with its index in the batch.
+struct BatchInput {
+  std::size_t index = 0;
+  Image image;
+};
+
 /// How Backend::run_batch gets a batch's inputs and hands back its results.
 struct BatchCallbacks {
-  /// Input `index`, or nullopt when it could not be loaded (the caller has reported why).
-  std::function<std::optional<Image>(std::size_t index)> load;
+  /// The next input, or nullopt at the end of the batch. An input that could not be loaded
+  /// is reported by the caller and never handed over.
+  std::function<std::optional<BatchInput>()> next;
   /// The result of input `index`, with the stage times of its run; called in input order.
   std::function<void(std::size_t index, OpOutput&& output, const StageTimes& times)> done;
-  /// A failure while running input `index` (after it was loaded).
+  /// A failure while running input `index`.
   std::function<void(std::size_t index, std::exception_ptr failure)> failed;
 };
+
+/// A BatchCallbacks::next over inputs 0 .. count - 1 from `load`, skipping those it gives no
+/// image for (a failed load its caller reported).
+[[nodiscard]] std::function<std::optional<BatchInput>()> indexed_inputs(
+    std::size_t count, std::function<std::optional<Image>(std::size_t index)> load);
 
 /// One framework's implementation of the whole op set.
 class Backend {
@@ -74,12 +86,14 @@ class Backend {
   virtual OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                        StageTimes* times = nullptr) = 0;
 
-  /// Runs `op` on inputs 0 .. count - 1 of a batch, loading each through callbacks.load when
-  /// it is needed and handing each result to callbacks.done, in input order. The default
-  /// runs them one after another through run(); a device backend may overlap one input's
-  /// upload with the kernels and downloads of the inputs before it.
-  virtual void run_batch(Op op, const OpParams& params, std::size_t count,
-                         const BatchCallbacks& callbacks);
+  /// Whether run() computes on the host's cores (CPU backends), not on a device.
+  [[nodiscard]] virtual bool computes_on_host() const { return true; }
+
+  /// Runs `op` on every input callbacks.next gives, handing each result to callbacks.done (or
+  /// its failure to callbacks.failed) in input order. The default runs them one after another
+  /// through run(); a device backend may overlap one input's upload with the kernels and
+  /// downloads of the inputs before it.
+  virtual void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks);
 };
 
 using BackendFactory = std::unique_ptr<Backend> (*)(const BackendOptions&);

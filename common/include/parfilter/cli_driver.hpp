@@ -17,6 +17,7 @@
 #include "parfilter/cli.hpp"
 #include "parfilter/image.hpp"
 #include "parfilter/op_set.hpp"
+#include "parfilter/pipeline.hpp"
 
 namespace parfilter {
 
@@ -58,19 +59,26 @@ class JobRunner {
   /// Whether the jobs are a batch (--out-dir), whose directory create_out_dir makes.
   [[nodiscard]] virtual bool batch() const = 0;
   [[nodiscard]] virtual Backend& backend() const = 0;
+  [[nodiscard]] virtual Op op() const = 0;
+  /// The op's parameters, the variant resolved.
+  [[nodiscard]] virtual const OpParams& params() const = 0;
   /// The options the backend was made with, for a driver that makes another one.
   [[nodiscard]] virtual const BackendOptions& backend_options() const = 0;
 
   /// Creates the batch's output directory; InputError when it cannot.
   virtual void create_out_dir() const = 0;
   /// Checks the output path (nothing is loaded for a job that cannot be written), then
-  /// loads the input.
-  [[nodiscard]] virtual Image load(const CliJob& job) const = 0;
+  /// loads the input, pausing at `checkpoint` now and then.
+  [[nodiscard]] virtual Image load(const CliJob& job, const Checkpoint& checkpoint) const = 0;
   /// Runs the op --repeat times on `backend` with `input`.
   [[nodiscard]] virtual ComputedJob compute(Backend& backend, const CliJob& job,
                                             const ConstImageView& input) const = 0;
-  /// Writes the result (atomically: a failure leaves no partial file).
-  virtual void save(const CliJob& job, const OpOutput& output) const = 0;
+  /// Writes the result (atomically: a failure leaves no partial file), inside a pipeline's
+  /// `context`, or with nullptr on the session's own threads.
+  virtual void save(const CliJob& job, const OpOutput& output,
+                    const StageContext* context) const = 0;
+  /// The batch pipeline's settings for this session (its threads, whether compute pauses it).
+  [[nodiscard]] virtual PipelineOptions pipeline_options() const = 0;
   /// The job's --print-threshold and --timing lines, the timings from `stages` in order.
   [[nodiscard]] virtual std::vector<ReportLine> report(
       const CliJob& job, const OpOutput& output, const std::vector<StageTime>& stages) const = 0;
@@ -107,8 +115,17 @@ int cli_main(int argc, const char* const* argv, std::string_view backend_name,
 /// kExitRuntimeFailure for anything else.
 [[nodiscard]] int exit_code_for(const std::exception_ptr& failure);
 
+/// `failure` with "<file>: " in front unless its message names the file already.
+[[nodiscard]] std::exception_ptr job_failure_naming(const std::filesystem::path& file,
+                                                    const std::exception_ptr& failure);
+
 /// The exit code of several jobs: a runtime failure wins over bad input, which wins over
 /// success.
 [[nodiscard]] int worst_exit_code(int a, int b);
+
+/// The line every executable ends a batch with: "batch: N image(s) [on R rank(s)] in S s:
+/// W written, F failed" (ranks 0: not said).
+[[nodiscard]] std::string batch_summary(std::size_t jobs, std::size_t failed, double ms,
+                                        int ranks = 0);
 
 }  // namespace parfilter

@@ -1,0 +1,254 @@
+// The batch pipeline (pipeline.hpp). The backend runs on the calling thread inside
+// Backend::run_batch; its callbacks are the pipeline's two ends. `next` tops up the window
+// (starting decodes on the workers while fewer than images_in_flight images are held) and
+// hands over the oldest decoded input; `done` queues the result's encode on the workers. A
+// job's slot leaves the window, and its outcome is reported, once it and every older job
+// have finished, so reports keep the input order.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <mutex>
+#include <thread>
+
+#include "parfilter/pipeline.hpp"
+#include "worker_pool.hpp"
+
+namespace parfilter {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kExtraImagesInFlight = 2;  // the one computing and the next one ready
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+enum class SlotState { loading, loaded, computing, saving, finished };
+
+struct Slot {
+  std::size_t job = 0;
+  SlotState state = SlotState::loading;
+  Image image;
+  JobOutcome outcome;
+};
+
+class Pipeline {
+ public:
+  Pipeline(BatchJobs& jobs, const PipelineOptions& options, int workers)
+      : jobs_(jobs),
+        compute_on_host_(options.compute_on_host),
+        limit_(images_in_flight(workers)),
+        pool_(workers) {
+    context_.checkpoint = [this] { pool_.checkpoint(); };
+    context_.parallel_for = [this](std::size_t count,
+                                   const std::function<void(std::size_t)>& task) {
+      pool_.parallel_for(count, task);
+    };
+  }
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  BatchCallbacks callbacks() {
+    BatchCallbacks callbacks;
+    callbacks.next = [this] { return next(); };
+    callbacks.done = [this](std::size_t job, OpOutput&& output, const StageTimes& times) {
+      done(job, std::move(output), times);
+    };
+    callbacks.failed = [this](std::size_t job, std::exception_ptr failure) {
+      failed(job, std::move(failure));
+    };
+    return callbacks;
+  }
+
+  /// Waits for every started job to finish and reports the rest.
+  void drain() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return active_ == 0; });
+    lock.unlock();
+    flush();
+  }
+
+ private:
+  std::optional<BatchInput> next() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      while (active_ < limit_ && !exhausted_) start_one(lock);
+      if (delivered_ < window_.size()) {
+        Slot& slot = window_[delivered_];
+        if (slot.state == SlotState::loaded) {
+          ++delivered_;
+          slot.state = SlotState::computing;
+          if (compute_on_host_) pool_.close_gate();
+          return BatchInput{slot.job, std::move(slot.image)};
+        }
+        if (slot.state == SlotState::finished) {  // its load failed
+          ++delivered_;
+          continue;
+        }
+      } else if (exhausted_) {
+        return std::nullopt;
+      }
+      changed_.wait(lock);
+    }
+  }
+
+  /// Asks for the next job (without the lock: it may wait on the network) and queues its load.
+  void start_one(std::unique_lock<std::mutex>& lock) {
+    lock.unlock();
+    std::optional<std::size_t> job;
+    try {
+      job = jobs_.next_job();
+    } catch (...) {
+      lock.lock();
+      exhausted_ = true;
+      throw;
+    }
+    lock.lock();
+    if (!job) {
+      exhausted_ = true;
+      return;
+    }
+    window_.push_back(Slot{*job});
+    ++active_;
+    pool_.submit(pipeline::Priority::decode, [this, job = *job] { load(job); });
+  }
+
+  Slot& slot_of(std::size_t job) {
+    for (Slot& slot : window_) {
+      if (slot.job == job) return slot;
+    }
+    throw std::logic_error("pipeline: unknown job");
+  }
+
+  void load(std::size_t job) {
+    const auto start = Clock::now();
+    Image image;
+    std::exception_ptr failure;
+    try {
+      image = jobs_.load(job, context_);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    {
+      const std::scoped_lock lock(mutex_);
+      Slot& slot = slot_of(job);
+      slot.outcome.load_ms = ms_since(start);
+      if (failure) {
+        finish(slot, failure, JobStage::load);
+      } else {
+        slot.image = std::move(image);
+        slot.state = SlotState::loaded;
+      }
+      changed_.notify_all();
+    }
+    if (failure) flush();
+  }
+
+  void done(std::size_t job, OpOutput&& output, const StageTimes& times) {
+    if (compute_on_host_) pool_.open_gate();
+    {
+      const std::scoped_lock lock(mutex_);
+      Slot& slot = slot_of(job);
+      slot.outcome.compute = times;
+      slot.state = SlotState::saving;
+    }
+    pool_.submit(pipeline::Priority::encode,
+                 [this, job, result = std::make_shared<OpOutput>(std::move(output))] {
+                   save(job, *result);
+                 });
+  }
+
+  void failed(std::size_t job, std::exception_ptr failure) {
+    if (compute_on_host_) pool_.open_gate();
+    {
+      const std::scoped_lock lock(mutex_);
+      finish(slot_of(job), std::move(failure), JobStage::compute);
+      changed_.notify_all();
+    }
+    flush();
+  }
+
+  void save(std::size_t job, const OpOutput& output) {
+    const auto start = Clock::now();
+    std::exception_ptr failure;
+    try {
+      jobs_.save(job, output, context_);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    {
+      const std::scoped_lock lock(mutex_);
+      Slot& slot = slot_of(job);
+      slot.outcome.save_ms = ms_since(start);
+      finish(slot, failure, JobStage::save);
+      changed_.notify_all();
+    }
+    flush();
+  }
+
+  /// Marks a slot finished (the lock held) and frees its image.
+  void finish(Slot& slot, std::exception_ptr failure, JobStage stage) {
+    slot.outcome.failure = std::move(failure);
+    slot.outcome.failed_stage = stage;
+    slot.state = SlotState::finished;
+    slot.image = Image{};
+    --active_;
+  }
+
+  /// Reports the finished jobs at the front of the window, in order, one reporter at a time.
+  void flush() {
+    const std::scoped_lock reporting(flush_mutex_);
+    for (;;) {
+      Slot slot;
+      {
+        const std::scoped_lock lock(mutex_);
+        if (window_.empty() || window_.front().state != SlotState::finished) return;
+        slot = std::move(window_.front());
+        window_.pop_front();
+        if (delivered_ > 0) --delivered_;  // else a failed load that next() had not reached
+      }
+      jobs_.finished(slot.job, slot.outcome);
+    }
+  }
+
+  BatchJobs& jobs_;
+  bool compute_on_host_;
+  std::size_t limit_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::mutex flush_mutex_;
+  std::deque<Slot> window_;   // started jobs not yet reported, in start order
+  std::size_t delivered_ = 0;  // the window's first slots the backend has taken or skipped
+  std::size_t active_ = 0;     // started jobs not yet finished
+  bool exhausted_ = false;
+  StageContext context_;
+  pipeline::WorkerPool pool_;  // last: destroyed (joined) first
+};
+
+}  // namespace
+
+std::size_t images_in_flight(int threads) {
+  const int workers =
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return static_cast<std::size_t>(workers) + kExtraImagesInFlight;
+}
+
+void run_batch_pipeline(Backend& backend, Op op, const OpParams& params, BatchJobs& jobs,
+                        const PipelineOptions& options) {
+  const int workers = options.threads > 0
+                          ? options.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  Pipeline pipeline(jobs, options, workers);
+  std::exception_ptr protocol_failure;
+  try {
+    backend.run_batch(op, params, pipeline.callbacks());
+  } catch (...) {
+    protocol_failure = std::current_exception();
+  }
+  pipeline.drain();
+  if (protocol_failure) std::rethrow_exception(protocol_failure);
+}
+
+}  // namespace parfilter
