@@ -1,12 +1,12 @@
 # The image codecs behind load_image and save_image (docs/IO.md).
 #
-# PARFILTER_WITH_SPNG (AUTO/ON/OFF): PNG decoded by libspng and encoded by parfilter's banded
-#   encoder over zlib (Debian: libspng-dev zlib1g-dev).
+# PARFILTER_WITH_SPNG (AUTO/ON/OFF): PNG decoded by libspng (Debian: libspng-dev). PNG is
+#   encoded by parfilter's banded encoder wherever zlib is found (Debian: zlib1g-dev).
 # PARFILTER_WITH_LIBJPEG_TURBO (AUTO/ON/OFF): JPEG decoded and encoded by libjpeg-turbo
 #   (Debian: libjpeg62-turbo-dev).
 # Where one is off or missing, stb_image (always built: it decodes TGA) handles that format.
 # parfilter_link_codecs(<target>) links the chosen libraries privately and defines
-# PARFILTER_HAVE_SPNG / PARFILTER_HAVE_LIBJPEG_TURBO on the target's sources.
+# PARFILTER_HAVE_SPNG / PARFILTER_HAVE_ZLIB / PARFILTER_HAVE_LIBJPEG_TURBO on its sources.
 
 foreach(_codec SPNG LIBJPEG_TURBO)
   set(PARFILTER_WITH_${_codec} AUTO CACHE STRING "Use the fast ${_codec} codec (AUTO/ON/OFF)")
@@ -32,21 +32,23 @@ macro(_parfilter_codec_result codec found what why_not)
   endif()
 endmacro()
 
+# zlib is what the banded PNG encoder needs (and what libspng itself links).
+find_package(ZLIB QUIET)
+set(PARFILTER_HAVE_ZLIB ${ZLIB_FOUND})
+if(ZLIB_FOUND)
+  set(_png_encoder "banded encoder over zlib ${ZLIB_VERSION_STRING}")
+else()
+  set(_png_encoder "stb_image_write encoder (zlib not found, Debian: zlib1g-dev)")
+endif()
 if(PARFILTER_WITH_SPNG STREQUAL "OFF")
-  list(APPEND PARFILTER_CODEC_SUMMARY "png: stb_image (PARFILTER_WITH_SPNG=OFF)")
+  list(APPEND PARFILTER_CODEC_SUMMARY "png: stb_image decoder (PARFILTER_WITH_SPNG=OFF), ${_png_encoder}")
 else()
   find_package(PkgConfig QUIET)
-  find_package(ZLIB QUIET)
   if(PkgConfig_FOUND)
     pkg_check_modules(SPNG QUIET IMPORTED_TARGET spng)
   endif()
-  set(_spng_ok FALSE)
-  if(SPNG_FOUND AND ZLIB_FOUND)
-    set(_spng_ok TRUE)
-  endif()
-  _parfilter_codec_result(SPNG _spng_ok
-    "png: libspng ${SPNG_VERSION} decoder, banded encoder over zlib ${ZLIB_VERSION_STRING}"
-    "png: libspng or zlib not found (Debian: libspng-dev zlib1g-dev)")
+  _parfilter_codec_result(SPNG SPNG_FOUND "png: libspng ${SPNG_VERSION} decoder, ${_png_encoder}"
+    "png: libspng not found (Debian: libspng-dev)")
 endif()
 
 if(PARFILTER_WITH_LIBJPEG_TURBO STREQUAL "OFF")
@@ -82,8 +84,12 @@ endif()
 
 function(parfilter_link_codecs target)
   if(PARFILTER_HAVE_SPNG)
-    target_link_libraries(${target} PRIVATE PkgConfig::SPNG ZLIB::ZLIB)
+    target_link_libraries(${target} PRIVATE PkgConfig::SPNG)
     target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_SPNG=1)
+  endif()
+  if(PARFILTER_HAVE_ZLIB)
+    target_link_libraries(${target} PRIVATE ZLIB::ZLIB)
+    target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_ZLIB=1)
   endif()
   if(PARFILTER_HAVE_LIBJPEG_TURBO)
     target_link_libraries(${target} PRIVATE JPEG::JPEG)

@@ -16,12 +16,14 @@ namespace parfilter::io {
 /// separately.
 inline constexpr std::int64_t kMaxImageDimension = std::int64_t{1} << 24;
 
-/// Which implementation decodes and encodes PNG and JPEG: the fast libraries where this build
-/// has them, or stb_image (the fallback, also reachable in a full build for its tests).
+/// Which implementation decodes and encodes PNG and JPEG: the fast ones where this build has
+/// them, or stb_image (the fallback, also reachable in a full build for its tests).
 enum class CodecPath { fast, stb };
 
-/// Whether this build has the fast PNG (libspng + zlib) and JPEG (libjpeg-turbo) codecs.
-[[nodiscard]] bool have_fast_png();
+/// Whether this build has the fast PNG decoder (libspng), the banded PNG encoder (zlib) and
+/// the JPEG codec (libjpeg-turbo).
+[[nodiscard]] bool have_fast_png_decoder();
+[[nodiscard]] bool have_fast_png_encoder();
 [[nodiscard]] bool have_fast_jpeg();
 
 /// load_image_from_memory and encode_image with the codec path chosen.

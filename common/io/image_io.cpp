@@ -86,8 +86,16 @@ void check_image_size(const std::string& name, std::int64_t width, std::int64_t 
   }
 }
 
-bool have_fast_png() {
+bool have_fast_png_decoder() {
 #ifdef PARFILTER_HAVE_SPNG
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool have_fast_png_encoder() {
+#ifdef PARFILTER_HAVE_ZLIB
   return true;
 #else
   return false;
@@ -112,7 +120,9 @@ Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
     case Container::pnm:
       return decode_pnm_file(bytes, name, options);
     case Container::png:
-      if (path == CodecPath::fast && have_fast_png()) return decode_png_spng(bytes, name, options);
+      if (path == CodecPath::fast && have_fast_png_decoder()) {
+        return decode_png_spng(bytes, name, options);
+      }
       return decode_with_stb(bytes, name, options, "PNG");
     case Container::jpeg:
       if (path == CodecPath::fast && have_fast_jpeg()) {
@@ -145,7 +155,7 @@ std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat 
     case ImageFormat::bmp:
       return encode_bmp(image);
     case ImageFormat::png:
-      if (path == CodecPath::fast && have_fast_png()) return encode_png_banded(image, options);
+      if (path == CodecPath::fast && have_fast_png_encoder()) return encode_png_banded(image, options);
       break;
     case ImageFormat::jpeg:
       if (path == CodecPath::fast && have_fast_jpeg()) {

@@ -8,7 +8,7 @@
 // not final), the last band with Z_FINISH; the bands' Adler-32 checksums combine into the
 // stream's. Bands have a fixed size, so the bytes never depend on the thread count. Each band
 // becomes one IDAT chunk whose CRC its own task computes.
-#ifdef PARFILTER_HAVE_SPNG
+#ifdef PARFILTER_HAVE_ZLIB
 
 #include <zlib.h>
 
@@ -240,4 +240,4 @@ std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
 
 }  // namespace parfilter::io
 
-#endif  // PARFILTER_HAVE_SPNG
+#endif  // PARFILTER_HAVE_ZLIB

@@ -1,0 +1,243 @@
+// The batch pipeline (pipeline.hpp) against its promises: every job finishes once, reported in
+// the order it was started; a failure in any stage is that job's outcome and the batch goes
+// on; at most images_in_flight(threads) images are held at once, whatever the batch's length;
+// while a host backend computes, no worker gets past a checkpoint; a backend that overlaps
+// several inputs (as the GPU backends do) is fed the same way.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "parfilter/backends/serial.hpp"
+#include "parfilter/error.hpp"
+#include "parfilter/pipeline.hpp"
+#include "support/test_images.hpp"
+
+namespace parfilter {
+namespace {
+
+constexpr int kSide = 24;
+constexpr auto kStageWork = std::chrono::microseconds(300);
+
+/// Jobs 0 .. count - 1 whose input is a small synthetic image; records what the pipeline does.
+class RecordingJobs : public BatchJobs {
+ public:
+  explicit RecordingJobs(std::size_t count) : count_(count) {}
+
+  std::optional<std::size_t> next_job() override {
+    if (next_ >= count_) return std::nullopt;
+    return next_++;
+  }
+  Image load(std::size_t job, const StageContext& context) override {
+    hold(+1);
+    std::this_thread::sleep_for(kStageWork);
+    context.checkpoint();
+    if (job == fail_load_) throw InputError("job " + std::to_string(job) + ": cannot load");
+    return test::synthetic_image(kSide, kSide, 3, static_cast<unsigned>(job));
+  }
+  void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
+    context.checkpoint();
+    EXPECT_EQ(output.image.width(), kSide);
+    std::this_thread::sleep_for(kStageWork);
+    if (job == fail_save_) throw RuntimeError("job " + std::to_string(job) + ": cannot save");
+  }
+  void finished(std::size_t job, const JobOutcome& outcome) override {
+    hold(-1);
+    const std::scoped_lock lock(mutex_);
+    order_.push_back(job);
+    outcomes_.push_back(outcome);
+  }
+
+  std::size_t fail_load_ = SIZE_MAX;
+  std::size_t fail_save_ = SIZE_MAX;
+  std::vector<std::size_t> order_;
+  std::vector<JobOutcome> outcomes_;
+  std::atomic<int> peak_{0};
+
+ private:
+  /// Images between their load's start and their report: an upper bound of those held.
+  void hold(int change) {
+    const int now = held_ += change;
+    int peak = peak_.load();
+    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+    }
+  }
+
+  std::size_t count_;
+  std::size_t next_ = 0;
+  std::atomic<int> held_{0};
+  std::mutex mutex_;
+};
+
+std::vector<std::size_t> iota(std::size_t count) {
+  std::vector<std::size_t> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = i;
+  return values;
+}
+
+TEST(Pipeline, EveryJobFinishesOnceInStartOrder) {
+  const auto backend = make_serial_backend({});
+  for (const int threads : {1, 2, 5}) {
+    RecordingJobs jobs(23);
+    run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {threads, true});
+    EXPECT_EQ(jobs.order_, iota(23)) << threads << " threads";
+    for (const JobOutcome& outcome : jobs.outcomes_) EXPECT_FALSE(outcome.failure);
+  }
+}
+
+TEST(Pipeline, AFailureInAnyStageIsThatJobsOutcomeAndTheBatchGoesOn) {
+  const auto backend = make_serial_backend({});
+  RecordingJobs jobs(9);
+  jobs.fail_load_ = 2;
+  jobs.fail_save_ = 6;
+  OpParams bad;  // fails in the backend: an unknown variant
+  bad.variant = "no-such-variant";
+  run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {3, true});
+  ASSERT_EQ(jobs.order_, iota(9));
+  for (std::size_t i = 0; i < 9; ++i) {
+    const JobOutcome& outcome = jobs.outcomes_[i];
+    if (i == 2) {
+      EXPECT_TRUE(outcome.failure);
+      EXPECT_EQ(outcome.failed_stage, JobStage::load);
+    } else if (i == 6) {
+      EXPECT_TRUE(outcome.failure);
+      EXPECT_EQ(outcome.failed_stage, JobStage::save);
+    } else {
+      EXPECT_FALSE(outcome.failure) << i;
+    }
+  }
+  RecordingJobs computing(4);
+  run_batch_pipeline(*backend, Op::gaussian, bad, computing, {2, true});
+  ASSERT_EQ(computing.outcomes_.size(), 4U);
+  for (const JobOutcome& outcome : computing.outcomes_) {
+    EXPECT_TRUE(outcome.failure);
+    EXPECT_EQ(outcome.failed_stage, JobStage::compute);
+  }
+}
+
+TEST(Pipeline, HoldsAtMostImagesInFlightWhateverTheBatchLength) {
+  const auto backend = make_serial_backend({});
+  for (const std::size_t count : {4U, 40U}) {
+    RecordingJobs jobs(count);
+    run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {2, true});
+    EXPECT_LE(static_cast<std::size_t>(jobs.peak_.load()), images_in_flight(2)) << count;
+  }
+  EXPECT_EQ(images_in_flight(4), 6U);
+}
+
+/// A serial backend whose compute records how many checkpoints workers passed meanwhile: at
+/// most one each (a worker already past the gate when it closed), never more.
+class WatchedBackend final : public Backend {
+ public:
+  WatchedBackend(std::atomic<int>& passed, int workers) : passed_(passed), workers_(workers) {}
+  [[nodiscard]] std::string_view name() const override { return "watched"; }
+  [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
+  [[nodiscard]] Availability availability() const override { return {}; }
+  OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
+               StageTimes* times) override {
+    const int before = passed_.load();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (passed_.load() - before > workers_) ++overlaps_;
+    return inner_->run(op, input, params, times);
+  }
+  std::atomic<int> overlaps_{0};
+
+ private:
+  std::atomic<int>& passed_;
+  int workers_;
+  std::unique_ptr<Backend> inner_ = make_serial_backend({});
+};
+
+class CheckpointCounting final : public RecordingJobs {
+ public:
+  CheckpointCounting(std::size_t count, std::atomic<int>& passed)
+      : RecordingJobs(count), passed_(passed) {}
+  Image load(std::size_t job, const StageContext& context) override {
+    StageContext counting = context;
+    counting.checkpoint = [&] {
+      context.checkpoint();
+      ++passed_;
+    };
+    for (int i = 0; i < 20; ++i) counting.checkpoint();  // a long decode, pausing now and then
+    return RecordingJobs::load(job, counting);
+  }
+
+ private:
+  std::atomic<int>& passed_;
+};
+
+TEST(Pipeline, WorkersPauseWhileAHostBackendComputes) {
+  std::atomic<int> passed{0};
+  constexpr int kWorkers = 3;
+  WatchedBackend backend(passed, kWorkers);
+  CheckpointCounting jobs(12, passed);
+  run_batch_pipeline(backend, Op::gaussian, {}, jobs, {kWorkers, true});
+  EXPECT_EQ(jobs.order_, iota(12));
+  EXPECT_EQ(backend.overlaps_.load(), 0);
+}
+
+/// A backend that takes up to three inputs before it returns the first result, as the GPU
+/// backends overlap uploads with kernels.
+class OverlappingBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "overlapping"; }
+  [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
+  [[nodiscard]] Availability availability() const override { return {}; }
+  [[nodiscard]] bool computes_on_host() const override { return false; }
+  OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
+               StageTimes* times) override {
+    return inner_->run(op, input, params, times);
+  }
+  void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) override {
+    std::vector<BatchInput> held;
+    const auto retire = [&] {
+      BatchInput& oldest = held.front();
+      callbacks.done(oldest.index, run(op, oldest.image.view(), params, nullptr), {});
+      held.erase(held.begin());
+    };
+    for (auto input = callbacks.next(); input; input = callbacks.next()) {
+      held.push_back(std::move(*input));
+      if (held.size() == 3) retire();
+    }
+    while (!held.empty()) retire();
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_ = make_serial_backend({});
+};
+
+TEST(Pipeline, FeedsABackendThatOverlapsSeveralInputs) {
+  OverlappingBackend backend;
+  RecordingJobs jobs(10);
+  jobs.fail_load_ = 4;
+  run_batch_pipeline(backend, Op::gaussian, {}, jobs, {2, false});
+  EXPECT_EQ(jobs.order_, iota(10));
+  EXPECT_TRUE(jobs.outcomes_[4].failure);
+}
+
+class FailingSource final : public RecordingJobs {
+ public:
+  FailingSource() : RecordingJobs(100) {}
+  std::optional<std::size_t> next_job() override {
+    if (++asked_ == 5) throw std::runtime_error("protocol failure");
+    return RecordingJobs::next_job();
+  }
+
+ private:
+  int asked_ = 0;
+};
+
+TEST(Pipeline, ASourceFailureEndsTheBatchAfterTheStartedJobs) {
+  const auto backend = make_serial_backend({});
+  FailingSource jobs;
+  EXPECT_THROW(run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {2, true}),
+               std::runtime_error);
+  EXPECT_EQ(jobs.order_, iota(4));
+}
+
+}  // namespace
+}  // namespace parfilter
