@@ -251,7 +251,7 @@ class RankJobs final : public BatchJobs {
     return static_cast<std::size_t>(next);
   }
   Image load(std::size_t job, const StageContext& context) override {
-    return runner_.load(runner_.jobs()[job], context.checkpoint);
+    return runner_.load(runner_.jobs()[job], context);
   }
   void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
     runner_.save(runner_.jobs()[job], output, &context);

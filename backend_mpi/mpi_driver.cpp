@@ -61,7 +61,7 @@ int run_single(const JobRunner& runner, const World& world) {
   double read_ms = 0.0;
   if (const int code = on_root(world, runner, [&] {
         const auto start = Clock::now();
-        image = runner.load(job, {});
+        image = runner.load(job, StageContext{});
         read_ms = elapsed_ms(start);
       })) {
     return code;

@@ -1,6 +1,8 @@
-// The CUDA backend: device selection, transfers through pinned memory, stage timing with
-// events, and a batch pipeline that overlaps one image's upload with the previous images'
-// kernels and downloads (one stream and workspace per image in flight).
+// The CUDA backend: device selection, transfers from and to page-locked memory (inputs the
+// pipeline decoded into the backend's pinned pool go up directly, others through a staging
+// copy; results come down straight into pooled pinned images), stage timing with events, and
+// a batch that overlaps one image's upload with the previous images' kernels and downloads (one
+// stream and workspace per image in flight).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -13,6 +15,7 @@
 
 #include "cuda_ops.hpp"
 #include "cuda_util.hpp"
+#include "pinned_pool.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
 
@@ -26,6 +29,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, download
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+/// Freed pinned image buffers kept for reuse: a batch's window of images, with room to spare.
+constexpr std::size_t kCachedPinnedBytes = std::size_t{2} << 30;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -84,6 +89,7 @@ struct Pending {
   DeviceResult result;
   double staging_ms = 0.0;
   bool downloading = false;
+  Image output;  ///< pinned; the download's target
 };
 
 class CudaBackend final : public Backend {
@@ -135,6 +141,7 @@ class CudaBackend final : public Backend {
   }
 
   [[nodiscard]] bool computes_on_host() const override { return false; }
+  [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override { return pinned_; }
 
   void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) override {
     const OpParams resolved = resolve(op, params);
@@ -228,10 +235,17 @@ class CudaBackend final : public Backend {
     const auto height = static_cast<std::size_t>(input.height());
     Pending pending;
     const auto staging = Clock::now();
-    ws.host_input.reserve(row_bytes * height);
-    auto* host = ws.host_input.as<std::uint8_t>();
-    for (int y = 0; y < input.height(); ++y) {
-      std::memcpy(host + static_cast<std::size_t>(y) * row_bytes, input.row(y), row_bytes);
+    // Page-locked input goes up as it is; pageable input through the staging buffer.
+    const std::uint8_t* host = input.first_row();
+    std::size_t host_pitch = static_cast<std::size_t>(input.stride());
+    if (!cuda::is_pinned(host)) {
+      ws.host_input.reserve(row_bytes * height);
+      auto* staged = ws.host_input.as<std::uint8_t>();
+      for (int y = 0; y < input.height(); ++y) {
+        std::memcpy(staged + static_cast<std::size_t>(y) * row_bytes, input.row(y), row_bytes);
+      }
+      host = staged;
+      host_pitch = row_bytes;
     }
     pending.staging_ms = ms_since(staging);
     const DeviceImage in =
@@ -241,7 +255,7 @@ class CudaBackend final : public Backend {
     ws.gate.close(stream);
     const GateOpener opener{ws.gate};
     ws.upload_start.record(stream);
-    CUDA_CHECK(cudaMemcpy2DAsync(in.data, in.pitch, host, row_bytes, row_bytes, height,
+    CUDA_CHECK(cudaMemcpy2DAsync(in.data, in.pitch, host, host_pitch, row_bytes, height,
                                  cudaMemcpyHostToDevice, stream));
     ws.upload_stop.record(stream);
     ws.kernel_start.record(stream);
@@ -251,9 +265,9 @@ class CudaBackend final : public Backend {
     if (out.data != nullptr) {
       const auto out_row =
           static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
-      ws.reserve(ws.host_output, out_row * static_cast<std::size_t>(out.height));
+      pending.output = Image::uninitialized(out.width, out.height, out.channels, pinned_);
       ws.download_start.record(stream);
-      CUDA_CHECK(cudaMemcpy2DAsync(ws.host_output.get(), out_row, out.data, out.pitch, out_row,
+      CUDA_CHECK(cudaMemcpy2DAsync(pending.output.data(), out_row, out.data, out.pitch, out_row,
                                    static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost,
                                    stream));
       ws.download_stop.record(stream);
@@ -268,25 +282,19 @@ class CudaBackend final : public Backend {
     OpOutput output;
     output.histogram = std::move(pending.result.histogram);
     output.threshold = pending.result.threshold;
-    double unstaging_ms = 0.0;
-    if (pending.downloading) {
-      const DeviceImage& out = pending.result.image;
-      const auto unstaging = Clock::now();
-      output.image = Image::uninitialized(out.width, out.height, out.channels);
-      std::memcpy(output.image.data(), ws.host_output.get(), output.image.size_bytes());
-      unstaging_ms = ms_since(unstaging);
-    }
+    if (pending.downloading) output.image = std::move(pending.output);
     if (times != nullptr) {
       times->upload_ms = pending.staging_ms + ws.upload_stop.ms_since(ws.upload_start);
       times->compute_ms = ws.kernel_stop.ms_since(ws.kernel_start);
       if (pending.downloading) {
-        times->download_ms = ws.download_stop.ms_since(ws.download_start) + unstaging_ms;
+        times->download_ms = ws.download_stop.ms_since(ws.download_start);
       }
     }
     return output;
   }
 
   BackendOptions options_;
+  std::shared_ptr<cuda::PinnedPool> pinned_ = std::make_shared<cuda::PinnedPool>(kCachedPinnedBytes);
   mutable std::optional<Availability> availability_;
   int device_ = -1;
   std::vector<std::unique_ptr<Workspace>> workspaces_;

@@ -19,8 +19,7 @@ struct Workspace {
   Stream stream;
   StreamGate gate;  ///< closed while an image's commands are queued (cuda_backend.cpp)
   Event upload_start, upload_stop, kernel_start, kernel_stop, download_start, download_stop;
-  PinnedBuffer host_input;   ///< the input, staged for an asynchronous upload
-  PinnedBuffer host_output;  ///< the result, downloaded here before it is copied out
+  PinnedBuffer host_input;  ///< a pageable input, staged for an asynchronous upload
   PinnedBuffer host_small;   ///< histogram counts and Gaussian tables
   DeviceBuffer input, output, scratch, spare, gray, counts, histogram_scratch, tables;
 

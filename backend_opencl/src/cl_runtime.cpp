@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::string_view kCommonSource = "common";
 constexpr double kNsPerMs = 1e6;
+/// Freed host-mapped image buffers kept for reuse: a batch's window of images, with room.
+constexpr std::size_t kCachedHostBytes = std::size_t{2} << 30;
 
 /// The constants of the spec that every kernel may use, from the host's own definitions, so
 /// that no kernel restates them. The kernels are OpenCL C 1.2, which every driver compiles.
@@ -87,6 +89,7 @@ Runtime::Runtime(cl_device_id device)
   check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr),
         "clGetDeviceInfo(CL_DEVICE_TYPE)");
   cpu_schedules_ = (type & CL_DEVICE_TYPE_CPU) != 0;
+  host_pool_ = std::make_shared<HostPool>(context_, device, kCachedHostBytes);
 }
 
 cl_kernel Runtime::kernel(std::string_view program, std::string_view kernel,

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cl_api.hpp"
+#include "host_pool.hpp"
 #include "parfilter/backend.hpp"
 #include "program_cache.hpp"
 
@@ -58,6 +60,9 @@ class Runtime {
   [[nodiscard]] cl_command_queue queue() const { return queue_.get(); }
   [[nodiscard]] ProgramCache& programs() { return programs_; }
   [[nodiscard]] std::size_t compute_units() const { return compute_units_; }
+  /// Page-locked, host-mapped buffers for images (inputs decoded into them, results read
+  /// back into them).
+  [[nodiscard]] const std::shared_ptr<HostPool>& host_pool() const { return host_pool_; }
   /// Whether to run the schedules that suit a CPU (PoCL) rather than a GPU where an op has
   /// both: true on a CPU device. Tests flip it to run the other kind's schedules too.
   [[nodiscard]] bool cpu_schedules() const { return cpu_schedules_; }
@@ -133,6 +138,7 @@ class Runtime {
   std::size_t compute_units_ = 1;
   bool cpu_schedules_ = false;
   std::mutex mutex_;
+  std::shared_ptr<HostPool> host_pool_;
 };
 
 }  // namespace parfilter::opencl

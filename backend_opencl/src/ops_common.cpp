@@ -114,7 +114,7 @@ Buffer upload_image(Runtime& rt, const ConstImageView& input) {
 }
 
 Image download_image(Runtime& rt, const Buffer& buffer, int width, int height, int channels) {
-  auto out = Image::uninitialized(width, height, channels);
+  auto out = Image::uninitialized(width, height, channels, rt.host_pool());
   rt.download(buffer, out.data(), out.size_bytes(), "output image");
   return out;
 }

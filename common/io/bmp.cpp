@@ -40,8 +40,9 @@ int image_row(const BmpLayout& layout, int stored) {
 }
 
 Image decode_rows(std::span<const std::uint8_t> bytes, const BmpLayout& layout, int channels,
-                  const Checkpoint& checkpoint) {
-  Image image = Image::uninitialized(layout.width, layout.height, channels);
+                  const LoadOptions& options) {
+  const Checkpoint& checkpoint = options.checkpoint;
+  Image image = Image::uninitialized(layout.width, layout.height, channels, options.allocator);
   const std::uint64_t stride = bmp_row_stride(layout);
   const int bytes_per_pixel = layout.bits_per_pixel / CHAR_BIT;
   std::array<std::uint8_t, kPaletteEntries * 3> lookup{};
@@ -112,7 +113,7 @@ Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& na
   const int channels = gray ? 1 : layout.channels();
   check_image_size(name, layout.width, layout.height, channels, options.max_bytes);
   if (auto cause = check_bmp_pixel_data(bytes, layout)) fail(name, *cause);
-  if (direct_layout(layout)) return decode_rows(bytes, layout, channels, options.checkpoint);
+  if (direct_layout(layout)) return decode_rows(bytes, layout, channels, options);
   auto decoded = decode_bmp(bytes, layout);
   if (const auto* cause = std::get_if<std::string>(&decoded)) fail(name, *cause);
   Image rgb = std::move(std::get<Image>(decoded));

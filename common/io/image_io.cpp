@@ -110,8 +110,10 @@ bool have_fast_jpeg() {
 #endif
 }
 
-Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
-                   const LoadOptions& options, CodecPath path) {
+namespace {
+
+Image decode_container(std::span<const std::uint8_t> bytes, const std::string& name,
+                       const LoadOptions& options, CodecPath path) {
   if (bytes.empty()) fail(name, "empty file");
   check_file_size(name, bytes.size(), options.max_bytes);
   switch (detect_container(bytes, name)) {
@@ -133,6 +135,19 @@ Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
       break;
   }
   return decode_with_stb(bytes, name, options, "");
+}
+
+}  // namespace
+
+Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
+                   const LoadOptions& options, CodecPath path) {
+  Image image = decode_container(bytes, name, options, path);
+  if (!options.allocator || image.allocator() == options.allocator) return image;
+  // A decoder that allocates on its own (stb, the general BMP decoder, a turned JPEG).
+  Image moved = Image::uninitialized(image.width(), image.height(), image.channels(),
+                                     options.allocator);
+  std::copy_n(image.data(), image.size_bytes(), moved.data());
+  return moved;
 }
 
 std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat format,

@@ -36,7 +36,7 @@ struct Slot {
 
 class Pipeline {
  public:
-  Pipeline(BatchJobs& jobs, const PipelineOptions& options, int workers)
+  Pipeline(Backend& backend, BatchJobs& jobs, const PipelineOptions& options, int workers)
       : jobs_(jobs),
         compute_on_host_(options.compute_on_host),
         limit_(images_in_flight(workers)),
@@ -46,6 +46,7 @@ class Pipeline {
                                    const std::function<void(std::size_t)>& task) {
       pool_.parallel_for(count, task);
     };
+    context_.allocator = backend.host_allocator();
   }
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
@@ -110,7 +111,7 @@ class Pipeline {
       exhausted_ = true;
       return;
     }
-    window_.push_back(Slot{*job});
+    window_.emplace_back().job = *job;
     ++active_;
     pool_.submit(pipeline::Priority::decode, [this, job = *job] { load(job); });
   }
@@ -240,7 +241,7 @@ void run_batch_pipeline(Backend& backend, Op op, const OpParams& params, BatchJo
   const int workers = options.threads > 0
                           ? options.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  Pipeline pipeline(jobs, options, workers);
+  Pipeline pipeline(backend, jobs, options, workers);
   std::exception_ptr protocol_failure;
   try {
     backend.run_batch(op, params, pipeline.callbacks());

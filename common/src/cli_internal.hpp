@@ -102,7 +102,8 @@ struct Session {
 
 // The stages of one job, as JobRunner offers them; each throws an error naming the file.
 [[nodiscard]] Image load_job_input(const Session& session, const Job& job,
-                                   const Checkpoint& checkpoint = {});
+                                   const Checkpoint& checkpoint = {},
+                                   std::shared_ptr<SampleAllocator> allocator = {});
 [[nodiscard]] ComputedJob compute_job(const Session& session, Backend& backend, const Job& job,
                                       const ConstImageView& input);
 /// Saves with `context`'s checkpoint and parallel_for, or without a context on

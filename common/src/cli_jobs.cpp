@@ -151,7 +151,8 @@ int session_threads(const Session& s) {
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpoint) {
+Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpoint,
+                     std::shared_ptr<SampleAllocator> allocator) {
   check_job_output(s.op, job.output);
   std::error_code ec;
   if (fs::exists(job.output, ec) && fs::equivalent(job.input, job.output, ec)) {
@@ -161,6 +162,7 @@ Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpo
     LoadOptions options;
     options.max_bytes = s.args.max_image_bytes;
     options.checkpoint = checkpoint;
+    options.allocator = std::move(allocator);
     return load_image(job.input, options);
   });
 }
@@ -248,7 +250,7 @@ std::vector<ReportLine> job_report(const Session& s, const Job& job, const OpOut
 
 void run_job(const Session& s, const Job& job) {
   const auto load_start = Clock::now();
-  const Image image = load_job_input(s, job);
+  const Image image = load_job_input(s, job, {}, s.backend.host_allocator());
   const double load_ms = elapsed_ms(load_start);
   const ComputedJob computed = compute_job(s, s.backend, job, image.view());
   const auto save_start = Clock::now();

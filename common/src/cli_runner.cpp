@@ -39,8 +39,8 @@ class SessionRunner final : public JobRunner {
                        (ec ? " (" + ec.message() + ")" : ""));
     }
   }
-  [[nodiscard]] Image load(const CliJob& job, const Checkpoint& checkpoint) const override {
-    return load_job_input(s_, job, checkpoint);
+  [[nodiscard]] Image load(const CliJob& job, const StageContext& context) const override {
+    return load_job_input(s_, job, context.checkpoint, context.allocator);
   }
   [[nodiscard]] ComputedJob compute(Backend& backend, const CliJob& job,
                                     const ConstImageView& input) const override {
@@ -118,7 +118,7 @@ class SessionRunner final : public JobRunner {
       return next_++;
     }
     Image load(std::size_t job, const StageContext& context) override {
-      return load_job_input(s_, jobs_[job], context.checkpoint);
+      return load_job_input(s_, jobs_[job], context.checkpoint, context.allocator);
     }
     void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
       save_job_output(s_, jobs_[job], output, &context);

@@ -18,16 +18,37 @@ void* allocate_samples(std::size_t bytes) { return ::operator new(bytes); }
 void free_samples(void* p, std::size_t /*bytes*/) noexcept { ::operator delete(p); }
 }  // namespace detail
 
-Image::Image(int width, int height, int channels)
-    : Image(width, height, channels, UninitializedTag{}) {
-  std::fill(pixels_.begin(), pixels_.end(), std::uint8_t{0});
+void detail::SampleDeleter::operator()(std::uint8_t* p) const noexcept {
+  if (p == nullptr) return;
+  if (allocator) {
+    allocator->deallocate(p, bytes);
+  } else {
+    detail::free_samples(p, bytes);
+  }
 }
 
-Image Image::uninitialized(int width, int height, int channels) {
-  return {width, height, channels, UninitializedTag{}};
+Image::Image(int width, int height, int channels) : Image(width, height, channels, nullptr) {
+  std::fill_n(data(), size_, std::uint8_t{0});
 }
 
-Image::Image(int width, int height, int channels, UninitializedTag /*tag*/)
+Image::Image(const Image& other) : width_(other.width_), height_(other.height_),
+                                   channels_(other.channels_), size_(other.size_) {
+  if (size_ == 0) return;
+  samples_ = {static_cast<std::uint8_t*>(detail::allocate_samples(size_)), SampleDeleter{{}, size_}};
+  std::copy_n(other.data(), size_, data());
+}
+
+Image& Image::operator=(const Image& other) {
+  if (this != &other) *this = Image(other);
+  return *this;
+}
+
+Image Image::uninitialized(int width, int height, int channels,
+                           std::shared_ptr<SampleAllocator> allocator) {
+  return {width, height, channels, std::move(allocator)};
+}
+
+Image::Image(int width, int height, int channels, std::shared_ptr<SampleAllocator> allocator)
     : width_(width), height_(height), channels_(channels) {
   if (width <= 0 || height <= 0) {
     throw std::invalid_argument("Image: width and height must be positive, got " +
@@ -42,15 +63,22 @@ Image::Image(int width, int height, int channels, UninitializedTag /*tag*/)
   if (bytes > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
     throw std::length_error("Image: " + std::to_string(bytes) + " bytes do not fit in memory");
   }
-  pixels_.resize(static_cast<std::size_t>(bytes));  // default-initialized: left unwritten
+  size_ = static_cast<std::size_t>(bytes);
+  void* p = allocator ? allocator->allocate(size_) : detail::allocate_samples(size_);
+  samples_ = {static_cast<std::uint8_t*>(p), SampleDeleter{std::move(allocator), size_}};
+}
+
+bool operator==(const Image& a, const Image& b) {
+  return a.width_ == b.width_ && a.height_ == b.height_ && a.channels_ == b.channels_ &&
+         std::equal(a.data(), a.data() + a.size_, b.data());
 }
 
 ImageView Image::view(RowRange rows) {
-  return {pixels_.data() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
+  return {samples_.get() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
 }
 
 ConstImageView Image::view(RowRange rows) const {
-  return {pixels_.data() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
+  return {samples_.get() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
 }
 
 Image Image::copy_of(const ConstImageView& full) {

@@ -88,6 +88,9 @@ class Backend {
 
   /// Whether run() computes on the host's cores (CPU backends), not on a device.
   [[nodiscard]] virtual bool computes_on_host() const { return true; }
+  /// Where inputs and outputs should live for the fastest transfers (a device backend's pool
+  /// of page-locked buffers), or null for ordinary heap memory.
+  [[nodiscard]] virtual std::shared_ptr<SampleAllocator> host_allocator() { return nullptr; }
 
   /// Runs `op` on every input callbacks.next gives, handing each result to callbacks.done (or
   /// its failure to callbacks.failed) in input order. The default runs them one after another

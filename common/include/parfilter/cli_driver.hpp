@@ -68,8 +68,8 @@ class JobRunner {
   /// Creates the batch's output directory; InputError when it cannot.
   virtual void create_out_dir() const = 0;
   /// Checks the output path (nothing is loaded for a job that cannot be written), then
-  /// loads the input, pausing at `checkpoint` now and then.
-  [[nodiscard]] virtual Image load(const CliJob& job, const Checkpoint& checkpoint) const = 0;
+  /// loads the input, pausing at the context's checkpoint now and then, into its allocator.
+  [[nodiscard]] virtual Image load(const CliJob& job, const StageContext& context) const = 0;
   /// Runs the op --repeat times on `backend` with `input`.
   [[nodiscard]] virtual ComputedJob compute(Backend& backend, const CliJob& job,
                                             const ConstImageView& input) const = 0;

@@ -127,6 +127,28 @@ class BasicImageView {
 using ImageView = BasicImageView<std::uint8_t>;
 using ConstImageView = BasicImageView<const std::uint8_t>;
 
+/// Where an image's samples live when not in ordinary heap memory: a device backend's pool of
+/// page-locked buffers, which its transfers read and write at bus speed. allocate throws
+/// std::bad_alloc on failure.
+class SampleAllocator {
+ public:
+  SampleAllocator() = default;
+  SampleAllocator(const SampleAllocator&) = delete;
+  SampleAllocator& operator=(const SampleAllocator&) = delete;
+  virtual ~SampleAllocator() = default;
+  [[nodiscard]] virtual void* allocate(std::size_t bytes) = 0;
+  virtual void deallocate(void* p, std::size_t bytes) noexcept = 0;
+};
+
+namespace detail {
+/// Gives an image's samples back to their allocator, or to the heap.
+struct SampleDeleter {
+  std::shared_ptr<SampleAllocator> allocator;
+  std::size_t bytes = 0;
+  void operator()(std::uint8_t* p) const noexcept;
+};
+}  // namespace detail
+
 /// An owning image: 8-bit samples, 1 (gray), 3 (RGB) or 4 (RGBA) interleaved channels,
 /// rows stored top to bottom without padding.
 class Image {
@@ -135,26 +157,39 @@ class Image {
   /// A zero-filled image. Throws std::invalid_argument for a non-positive size or a channel
   /// count other than 1, 3 or 4, and std::length_error when the buffer size overflows.
   Image(int width, int height, int channels);
+  /// A copy owns its samples in ordinary heap memory, whatever the original's allocator.
+  Image(const Image& other);
+  Image& operator=(const Image& other);
+  Image(Image&& other) noexcept = default;
+  Image& operator=(Image&& other) noexcept = default;
+  ~Image() = default;
 
   /// An image whose samples are left uninitialized, for outputs that are about to be written
   /// in full: no serial zero-fill, and each worker first-touches the pages of its own rows.
   /// Reading a sample before writing it is undefined (valgrind and MSan report it). Same
-  /// checks and exceptions as the zero-filled constructor.
-  [[nodiscard]] static Image uninitialized(int width, int height, int channels);
+  /// checks and exceptions as the zero-filled constructor. With `allocator`, the samples come
+  /// from it (and go back to it when the image is destroyed).
+  [[nodiscard]] static Image uninitialized(int width, int height, int channels,
+                                           std::shared_ptr<SampleAllocator> allocator = {});
+
+  /// The allocator of the samples, null for ordinary heap memory.
+  [[nodiscard]] const std::shared_ptr<SampleAllocator>& allocator() const {
+    return samples_.get_deleter().allocator;
+  }
 
   [[nodiscard]] int width() const { return width_; }
   [[nodiscard]] int height() const { return height_; }
   [[nodiscard]] int channels() const { return channels_; }
-  [[nodiscard]] bool empty() const { return pixels_.empty(); }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] std::ptrdiff_t stride() const {
     return static_cast<std::ptrdiff_t>(width_) * channels_;
   }
-  [[nodiscard]] std::size_t size_bytes() const { return pixels_.size(); }
+  [[nodiscard]] std::size_t size_bytes() const { return size_; }
 
-  [[nodiscard]] std::uint8_t* data() { return pixels_.data(); }
-  [[nodiscard]] const std::uint8_t* data() const { return pixels_.data(); }
-  [[nodiscard]] std::uint8_t* row(int y) { return pixels_.data() + y * stride(); }
-  [[nodiscard]] const std::uint8_t* row(int y) const { return pixels_.data() + y * stride(); }
+  [[nodiscard]] std::uint8_t* data() { return samples_.get(); }
+  [[nodiscard]] const std::uint8_t* data() const { return samples_.get(); }
+  [[nodiscard]] std::uint8_t* row(int y) { return samples_.get() + y * stride(); }
+  [[nodiscard]] const std::uint8_t* row(int y) const { return samples_.get() + y * stride(); }
   [[nodiscard]] std::uint8_t& at(int x, int y, int c = 0) { return row(y)[x * channels_ + c]; }
   [[nodiscard]] std::uint8_t at(int x, int y, int c = 0) const { return row(y)[x * channels_ + c]; }
 
@@ -166,16 +201,19 @@ class Image {
   /// A copy of the pixels of a view that addresses every row of its image.
   [[nodiscard]] static Image copy_of(const ConstImageView& full);
 
-  friend bool operator==(const Image& a, const Image& b) = default;
+  /// Same size, channels and samples.
+  friend bool operator==(const Image& a, const Image& b);
 
  private:
-  struct UninitializedTag {};
-  Image(int width, int height, int channels, UninitializedTag /*tag*/);
+  using SampleDeleter = detail::SampleDeleter;
+
+  Image(int width, int height, int channels, std::shared_ptr<SampleAllocator> allocator);
 
   int width_ = 0;
   int height_ = 0;
   int channels_ = 0;
-  std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>> pixels_;
+  std::size_t size_ = 0;
+  std::unique_ptr<std::uint8_t[], SampleDeleter> samples_;
 };
 
 }  // namespace parfilter

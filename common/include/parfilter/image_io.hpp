@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct LoadOptions {
   /// OpenCV and libvips do by default).
   bool apply_exif_orientation = true;
   Checkpoint checkpoint;
+  /// Where the decoded samples go: a device backend's page-locked pool, so that the upload
+  /// needs no staging copy. Null: ordinary heap memory.
+  std::shared_ptr<SampleAllocator> allocator;
 };
 
 /// Loads BMP, PNG, JPEG, TGA or PNM. 16-bit samples keep their high byte; palettes are

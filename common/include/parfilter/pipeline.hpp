@@ -14,10 +14,13 @@
 namespace parfilter {
 
 /// What a stage gets from the pipeline: where to pause (while the backend computes on the
-/// host's cores) and where to spread one image's work (a PNG's row bands).
+/// host's cores), where to spread one image's work (a PNG's row bands) and where to put a
+/// decoded image.
 struct StageContext {
   Checkpoint checkpoint;
   ParallelFor parallel_for;
+  /// Where a decoded input should live (Backend::host_allocator), or null.
+  std::shared_ptr<SampleAllocator> allocator;
 };
 
 enum class JobStage { load, compute, save };

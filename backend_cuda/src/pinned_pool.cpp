@@ -1,0 +1,66 @@
+#include "pinned_pool.hpp"
+
+#include <cuda_runtime.h>
+
+#include <new>
+
+namespace parfilter::cuda {
+namespace {
+
+/// A cached buffer serves a request down to half its size: a little slack, never a large waste.
+constexpr std::size_t kMaxSlack = 2;
+
+}  // namespace
+
+PinnedPool::PinnedPool(std::size_t cached_bytes) : cap_(cached_bytes) {}
+
+PinnedPool::~PinnedPool() {
+  for (const auto& [bytes, p] : free_) (void)cudaFreeHost(p);
+}
+
+void* PinnedPool::allocate(std::size_t bytes) {
+  {
+    const std::scoped_lock lock(mutex_);
+    const auto fit = free_.lower_bound(bytes);
+    if (fit != free_.end() && fit->first <= bytes * kMaxSlack) {
+      void* p = fit->second;
+      cached_ -= fit->first;
+      capacity_[p] = fit->first;
+      free_.erase(fit);
+      return p;
+    }
+  }
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw std::bad_alloc();
+  }
+  const std::scoped_lock lock(mutex_);
+  capacity_[p] = bytes;
+  return p;
+}
+
+void PinnedPool::deallocate(void* p, std::size_t /*bytes*/) noexcept {
+  std::unique_lock lock(mutex_);
+  const auto found = capacity_.find(p);
+  const std::size_t capacity = found != capacity_.end() ? found->second : 0;
+  if (found != capacity_.end()) capacity_.erase(found);
+  if (cached_ + capacity <= cap_) {
+    cached_ += capacity;
+    free_.emplace(capacity, p);
+    return;
+  }
+  lock.unlock();
+  (void)cudaFreeHost(p);
+}
+
+bool is_pinned(const void* p) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
+}  // namespace parfilter::cuda
