@@ -2,8 +2,9 @@
 // For each kernel: the median of CUDA-event timings after warm-up, the bytes it must move
 // (each input and output once), the effective bandwidth and its fraction of a device-to-device
 // cudaMemcpy of the image measured in the same run; NPP's counterparts side by side; sharpen at
-// 2580 x 1319 (the classic course's K40 anchor); the whole op through the backend (upload,
-// compute, download); and a batch through run_batch against the same images run in turn.
+// 2580 x 1319 (the classic course's K40 anchor); the pinned host-device bandwidth; the whole op
+// through the backend (upload, compute, download) at sizes from 1 MB up against that bandwidth;
+// and a batch of pinned images through run_batch against the bus time.
 //
 //   parfilter-bench-cuda [results.csv]
 #include <algorithm>
@@ -30,9 +31,16 @@ constexpr int kHeight = 4320;
 constexpr int kRgba = 4;
 constexpr int kAnchorWidth = 2580;  // the course's sharpen anchor: 0.56 ms on a Tesla K40
 constexpr int kAnchorHeight = 1319;
-constexpr int kBatchImages = 12;
-constexpr int kBatchWidth = 3840;
-constexpr int kBatchHeight = 2160;
+constexpr int kBatchImages = 16;
+constexpr int kTransferRuns = 5;
+/// 1 MB up to the whole 133 MB image, for the transfer table.
+constexpr std::array<std::pair<int, int>, 5> kTransferSizes{
+    {{512, 512}, {1024, 1024}, {2048, 2048}, {3840, 2160}, {kWidth, kHeight}}};
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 /// A photograph-like test image: smooth gradients with noise, flat areas and hard edges (not
 /// zeros, which would flatter every kernel).
@@ -214,16 +222,62 @@ void anchor_sharpen(Buffers& b, cudaStream_t stream) {
   }
 }
 
-/// The whole op through the backend: pinned staging, upload, kernels, download.
+/// Host-to-device and device-to-host bandwidth of a plain cudaMemcpy from and to page-locked
+/// memory, as a bandwidth test measures it: the bus's limit, in the same run as the backend.
+struct BusBandwidth {
+  double up_gbs = 0.0;
+  double down_gbs = 0.0;
+};
+
+BusBandwidth pinned_bandwidth(std::size_t bytes) {
+  void* host = nullptr;
+  CUDA_CHECK(cudaHostAlloc(&host, bytes, cudaHostAllocDefault));
+  DeviceBuffer device;
+  device.reserve(bytes);
+  const auto median_copy_ms = [&](cudaMemcpyKind kind) {
+    std::vector<double> ms;
+    for (int i = 0; i < kTransferRuns + 1; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      if (kind == cudaMemcpyHostToDevice) {
+        CUDA_CHECK(cudaMemcpy(device.get(), host, bytes, kind));
+      } else {
+        CUDA_CHECK(cudaMemcpy(host, device.get(), bytes, kind));
+      }
+      if (i > 0) ms.push_back(ms_since(start));
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  BusBandwidth bus{gb_per_s(static_cast<double>(bytes), median_copy_ms(cudaMemcpyHostToDevice)),
+                   gb_per_s(static_cast<double>(bytes), median_copy_ms(cudaMemcpyDeviceToHost))};
+  CUDA_CHECK(cudaFreeHost(host));
+  return bus;
+}
+
+/// A copy of `img` in the backend's page-locked pool, as the batch pipeline decodes into it.
+Image pooled_copy(Backend& backend, const Image& img) {
+  Image pooled =
+      Image::uninitialized(img.width(), img.height(), img.channels(), backend.host_allocator());
+  std::copy_n(img.data(), img.size_bytes(), pooled.data());
+  return pooled;
+}
+
+/// The whole op through the backend (upload, kernels, download) at sizes from 1 MB up, each
+/// transfer against the bus's pinned bandwidth; and a batch in memory against the bus time.
 void end_to_end(const Image& img) {
   const auto backend = make_cuda_backend({});
-  std::printf("\nthe whole op through the backend, %dx%d RGBA (median of 5 after 1 warm-up):\n",
-              img.width(), img.height());
-  for (const Op op : {Op::sharpen, Op::gaussian, Op::otsu, Op::erode}) {
+  const BusBandwidth bus = pinned_bandwidth(img.size_bytes());
+  std::printf("\npinned cudaMemcpy of %.0f MB: host to device %.1f GB/s, device to host %.1f "
+              "GB/s\n",
+              static_cast<double>(img.size_bytes()) / 1e6, bus.up_gbs, bus.down_gbs);
+  std::printf("\n| image | MB | upload ms | GB/s | of bus | download ms | GB/s | of bus | compute ms |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const auto& [w, h] : kTransferSizes) {
+    const Image input = pooled_copy(*backend, make_image(w, h));
     std::vector<StageTimes> runs;
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i < kTransferRuns + 1; ++i) {
       StageTimes t;
-      (void)backend->run(op, img.view(), {}, &t);
+      (void)backend->run(Op::gaussian, input.view(), {}, &t);
       if (i > 0) runs.push_back(t);
     }
     const auto median_of = [&](auto get) {
@@ -232,40 +286,34 @@ void end_to_end(const Image& img) {
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];
     };
-    std::printf("  %-9s upload %.2f ms, compute %.3f ms, download %.2f ms\n",
-                std::string(op_name(op)).c_str(),
-                median_of([](const StageTimes& t) { return t.upload_ms.value_or(0.0); }),
-                median_of([](const StageTimes& t) { return t.compute_ms; }),
-                median_of([](const StageTimes& t) { return t.download_ms.value_or(0.0); }));
+    const double bytes = static_cast<double>(input.size_bytes());
+    const double up = median_of([](const StageTimes& t) { return t.upload_ms.value_or(0.0); });
+    const double down = median_of([](const StageTimes& t) { return t.download_ms.value_or(0.0); });
+    const double compute = median_of([](const StageTimes& t) { return t.compute_ms; });
+    std::printf("| %dx%d RGBA | %.1f | %.3f | %.1f | %.0f%% | %.3f | %.1f | %.0f%% | %.3f |\n", w, h,
+                bytes / 1e6, up, gb_per_s(bytes, up), 100.0 * gb_per_s(bytes, up) / bus.up_gbs,
+                down, gb_per_s(bytes, down), 100.0 * gb_per_s(bytes, down) / bus.down_gbs, compute);
   }
-  std::vector<Image> images;
-  for (int i = 0; i < kBatchImages; ++i) images.push_back(make_image(kBatchWidth, kBatchHeight));
-  const auto wall = [](auto&& work) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
-  };
-  for (int pass = 0; pass < 2; ++pass) {  // the first pass warms up
-    const double in_turn = wall([&] {
-      // Each image copied as run_batch's load hands over a copy, so both sides do the same.
-      for (const Image& img2 : images) {
-        const Image loaded = img2;
-        (void)backend->run(Op::gaussian, loaded.view(), {});
-      }
-    });
+  // The batch: every input already in the pool (as the pipeline decodes them), moved in once.
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass warms up (the pool fills)
+    std::vector<Image> images;
+    for (int i = 0; i < kBatchImages; ++i) images.push_back(pooled_copy(*backend, img));
     BatchCallbacks callbacks;
-    callbacks.next = indexed_inputs(images.size(),
-                                    [&](std::size_t i) -> std::optional<Image> { return images[i]; });
+    callbacks.next = indexed_inputs(images.size(), [&](std::size_t i) -> std::optional<Image> {
+      return std::move(images[i]);
+    });
     callbacks.done = [](std::size_t, OpOutput&&, const StageTimes&) {};
     callbacks.failed = [](std::size_t, const std::exception_ptr& e) { std::rethrow_exception(e); };
-    const double batched =
-        wall([&] { backend->run_batch(Op::gaussian, {}, callbacks); });
+    const auto start = std::chrono::steady_clock::now();
+    backend->run_batch(Op::gaussian, {}, callbacks);
+    const double batched = ms_since(start);
     if (pass == 1) {
-      std::printf(
-          "\nbatch of %d %dx%d RGBA images, gaussian, wall time including host copies:\n"
-          "  one after another (run): %.1f ms\n  overlapped (run_batch, 3 streams): %.1f ms\n",
-          kBatchImages, kBatchWidth, kBatchHeight, in_turn, batched);
+      const double bytes = static_cast<double>(img.size_bytes()) * kBatchImages;
+      const double bus_ms = bytes / (bus.up_gbs * 1e6) + bytes / (bus.down_gbs * 1e6);
+      std::printf("\nbatch of %d %dx%d RGBA images in pinned memory, gaussian (run_batch, 3 "
+                  "streams): %.1f ms; the bus alone (every byte up then down at the pinned "
+                  "bandwidth): %.1f ms; ratio %.2f\n",
+                  kBatchImages, img.width(), img.height(), batched, bus_ms, batched / bus_ms);
     }
   }
 }
