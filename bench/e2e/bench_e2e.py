@@ -17,15 +17,18 @@ writes goes to a temporary folder under OUT that is removed at the end.
 Every wall time is the median of --repeats runs after one warm-up run:
   parfilter  one process per run, timed from here (time.perf_counter around the process:
              process start and exit included); peak RSS from os.wait4's rusage of that process
-             (its largest process, for mpirun: the largest of mpirun and its ranks); one more
-             run with --timing gives the load / compute / save split (upload / download on GPU
-             backends; MPI's read / scatter / compute (slowest rank) / gather / write go to
-             load / upload / compute / download / save).
+             (its largest process, for mpirun: the largest of mpirun and its ranks); as many
+             further runs with --timing give the load / compute / save split, stage medians
+             (upload / download on GPU backends; MPI's read / scatter / compute (slowest rank)
+             / gather / write go to load / upload / compute / download / save).
   cv2        a child interpreter (the first of this one, /usr/bin/python3 and python3 on PATH
              that imports cv2) times imread + GaussianBlur + imwrite itself (interpreter start
              and `import cv2` excluded; the child's own process wall is in the note column);
              peak RSS is the child's ru_maxrss (interpreter and cv2 included).
   vips       one `vips conv` process per run, timed as parfilter is.
+  batch      parfilter --out-dir over the batch on all cores; cv2 and vips both ways (a pool
+             of <cores> single-threaded workers, and one image at a time on all threads):
+             the Markdown marks the faster, which the chart shows.
 
 Standard library only in this process: the work that needs cv2 or matplotlib (making the
 inputs, the cv2 peer, PSNR, the chart) runs in a child interpreter that has it (--child), so
@@ -339,6 +342,19 @@ def parse_timing(stderr):
     return times
 
 
+def stage_split(cmd, env, runs):
+    """The --timing split: each stage's median over `runs` more runs (apart from the timed
+    runs, whose wall time --timing's clocks and GPU synchronisation must not touch)."""
+    samples = []
+    for _ in range(runs):
+        proc = Proc(cmd, env)
+        if proc.rc != 0:
+            break
+        samples.append(parse_timing(proc.err))
+    cols = {k for s in samples for k in s}
+    return {k: statistics.median(s.get(k, 0.0) for s in samples) for k in cols}
+
+
 def python_with(modules):
     seen = []
     for py in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
@@ -548,9 +564,8 @@ def bench_parfilter_single(ctx, fmt, src, work):
             if wall is None:
                 ctx.skip(f"parfilter-{b.name} {fmt} threads {threads}: failed: {proc.why()}")
                 continue
-            timing = Proc(prefix + [b.exe, "gaussian", "--timing"] + opts + level_options(ctx) +
-                          [src, out], env)
-            split = parse_timing(timing.err) if timing.rc == 0 else {}
+            split = stage_split(prefix + [b.exe, "gaussian", "--timing"] + opts +
+                                level_options(ctx) + [src, out], env, ctx.repeats)
             note = f"mpirun -np {ctx.cores}, 1 thread per rank" if b.name == "mpi" else ""
             if b.name in GPU_BACKENDS:
                 note = "default threads"
@@ -932,7 +947,8 @@ def write_markdown(ctx, rows, path, chart):
         "- parfilter: `" + " ".join(["parfilter-<backend> gaussian [--threads T]"] +
                                     level_options(ctx) + ["IN OUT"]) + "` (its own default PNG "
         "level and JPEG quality unless told otherwise), one process per run timed from outside "
-        "(process start and exit included); the split is a further run with `--timing`. "
+        "(process start and exit included); the split: the medians of as many further runs with "
+        "`--timing`. "
         f"MPI: `mpirun -q -np {cores} --oversubscribe --bind-to none parfilter-mpi ... "
         "--threads 1` (mpirun's start included; its split: read / scatter / compute (slowest "
         "rank) / gather / write in the load / upload / compute / download / save columns). "
