@@ -13,7 +13,7 @@ build_packages=(cmake ninja-build g++ pkg-config libstb-dev libcli11-dev)
 test_packages=(libgtest-dev libopencv-dev)  # OpenCV is the optional oracle of the tests
 test_packages+=(valgrind)                    # leak and uninitialized-read checks (label leaks)
 fuzz_packages=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh
-bench_packages=(python3-matplotlib)          # the charts of scripts/bench-report.sh
+bench_packages=(python3-matplotlib python3-opencv libvips-tools)  # charts; end-to-end peers
 # MPI: OpenMPI; OpenCL: the ICD loader, headers, C++ bindings and PoCL (runs kernels on the CPU).
 backends_packages=(libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
                    pocl-opencl-icd clinfo)
