@@ -300,7 +300,7 @@ void run_rank_pipeline(const JobRunner& runner, Backend& backend, RankJobs& jobs
   PipelineOptions options = runner.pipeline_options();
   options.threads = backend.computes_on_host() ? backend.threads() : options.threads;
   options.compute_on_host = backend.computes_on_host();
-  run_batch_pipeline(backend, runner.op(), runner.params(), jobs, options);
+  run_batch_pipeline(backend, runner.chain(), jobs, options);
 }
 
 /// The last resort for a failure outside any job: every rank must stop, not wait.

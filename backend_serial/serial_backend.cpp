@@ -17,7 +17,7 @@ class SerialScheduler final : public RowScheduler {
 }  // namespace
 
 std::unique_ptr<Backend> make_serial_backend(const BackendOptions& /*options*/) {
-  return make_cpu_backend("serial", std::make_unique<SerialScheduler>(), 1);
+  return make_cpu_backend("serial", std::make_unique<SerialScheduler>(), 1, false);
 }
 
 }  // namespace parfilter

@@ -187,7 +187,7 @@ std::vector<Runner::Contender> Runner::contenders(const Case& c, const Image& im
           callbacks.failed = [](std::size_t, const std::exception_ptr& e) {
             std::rethrow_exception(e);
           };
-          backend.run_batch(op, params, callbacks);
+          backend.run_batch(OpChain{{op, params}}, callbacks);
           samples->runs.push_back(sum);
         };
       } else {

@@ -47,8 +47,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto parsed = parfilter::cli_detail::parse_args(static_cast<int>(arguments.size()),
                                                           argv.data(), kProgram);
     if (parsed.exit_code) return 0;
-    // Either an op with at least one job, or a listing.
-    check(parsed.op ? !parsed.jobs.empty() : parsed.args.list || parsed.args.list_devices);
+    // An op's help, an op (or a chain) with at least one job, or a listing.
+    if (parsed.args.help) return 0;
+    check(!parsed.chain.empty() ? !parsed.jobs.empty()
+                                : parsed.args.list || parsed.args.list_devices);
   } catch (const parfilter::UsageError&) {
     // the expected outcome of most inputs
   }

@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kSide = 24;
 constexpr auto kStageWork = std::chrono::microseconds(300);
+const OpChain kGaussian{{Op::gaussian, {}}};
 
 /// Jobs 0 .. count - 1 whose input is a small synthetic image; records what the pipeline does.
 class RecordingJobs : public BatchJobs {
@@ -83,7 +84,7 @@ TEST(Pipeline, EveryJobFinishesOnceInStartOrder) {
   const auto backend = make_serial_backend({});
   for (const int threads : {1, 2, 5}) {
     RecordingJobs jobs(23);
-    run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {threads, true});
+    run_batch_pipeline(*backend, kGaussian, jobs, {threads, true});
     EXPECT_EQ(jobs.order_, iota(23)) << threads << " threads";
     for (const JobOutcome& outcome : jobs.outcomes_) EXPECT_FALSE(outcome.failure);
   }
@@ -94,9 +95,9 @@ TEST(Pipeline, AFailureInAnyStageIsThatJobsOutcomeAndTheBatchGoesOn) {
   RecordingJobs jobs(9);
   jobs.fail_load_ = 2;
   jobs.fail_save_ = 6;
-  OpParams bad;  // fails in the backend: an unknown variant
-  bad.variant = "no-such-variant";
-  run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {3, true});
+  OpChain bad_chain{{Op::gaussian, {}}};  // fails in the backend: an unknown variant
+  bad_chain[0].params.variant = "no-such-variant";
+  run_batch_pipeline(*backend, kGaussian, jobs, {3, true});
   ASSERT_EQ(jobs.order_, iota(9));
   for (std::size_t i = 0; i < 9; ++i) {
     const JobOutcome& outcome = jobs.outcomes_[i];
@@ -111,7 +112,7 @@ TEST(Pipeline, AFailureInAnyStageIsThatJobsOutcomeAndTheBatchGoesOn) {
     }
   }
   RecordingJobs computing(4);
-  run_batch_pipeline(*backend, Op::gaussian, bad, computing, {2, true});
+  run_batch_pipeline(*backend, bad_chain, computing, {2, true});
   ASSERT_EQ(computing.outcomes_.size(), 4U);
   for (const JobOutcome& outcome : computing.outcomes_) {
     EXPECT_TRUE(outcome.failure);
@@ -123,7 +124,7 @@ TEST(Pipeline, HoldsAtMostImagesInFlightWhateverTheBatchLength) {
   const auto backend = make_serial_backend({});
   for (const std::size_t count : {4U, 40U}) {
     RecordingJobs jobs(count);
-    run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {2, true});
+    run_batch_pipeline(*backend, kGaussian, jobs, {2, true});
     EXPECT_LE(static_cast<std::size_t>(jobs.peak_.load()), images_in_flight(2)) << count;
   }
   EXPECT_EQ(images_in_flight(4), 6U);
@@ -175,7 +176,7 @@ TEST(Pipeline, WorkersPauseWhileAHostBackendComputes) {
   constexpr int kWorkers = 3;
   WatchedBackend backend(passed, kWorkers);
   CheckpointCounting jobs(12, passed);
-  run_batch_pipeline(backend, Op::gaussian, {}, jobs, {kWorkers, true});
+  run_batch_pipeline(backend, kGaussian, jobs, {kWorkers, true});
   EXPECT_EQ(jobs.order_, iota(12));
   EXPECT_EQ(backend.overlaps_.load(), 0);
 }
@@ -192,11 +193,11 @@ class OverlappingBackend final : public Backend {
                StageTimes* times) override {
     return inner_->run(op, input, params, times);
   }
-  void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) override {
+  void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
     std::vector<BatchInput> held;
     const auto retire = [&] {
       BatchInput& oldest = held.front();
-      callbacks.done(oldest.index, run(op, oldest.image.view(), params, nullptr), {});
+      callbacks.done(oldest.index, run_chain(chain, oldest.image.view(), nullptr), {});
       held.erase(held.begin());
     };
     for (auto input = callbacks.next(); input; input = callbacks.next()) {
@@ -214,7 +215,7 @@ TEST(Pipeline, FeedsABackendThatOverlapsSeveralInputs) {
   OverlappingBackend backend;
   RecordingJobs jobs(10);
   jobs.fail_load_ = 4;
-  run_batch_pipeline(backend, Op::gaussian, {}, jobs, {2, false});
+  run_batch_pipeline(backend, kGaussian, jobs, {2, false});
   EXPECT_EQ(jobs.order_, iota(10));
   EXPECT_TRUE(jobs.outcomes_[4].failure);
 }
@@ -234,7 +235,7 @@ class FailingSource final : public RecordingJobs {
 TEST(Pipeline, ASourceFailureEndsTheBatchAfterTheStartedJobs) {
   const auto backend = make_serial_backend({});
   FailingSource jobs;
-  EXPECT_THROW(run_batch_pipeline(*backend, Op::gaussian, {}, jobs, {2, true}),
+  EXPECT_THROW(run_batch_pipeline(*backend, kGaussian, jobs, {2, true}),
                std::runtime_error);
   EXPECT_EQ(jobs.order_, iota(4));
 }

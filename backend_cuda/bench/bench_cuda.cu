@@ -305,7 +305,7 @@ void end_to_end(const Image& img) {
     callbacks.done = [](std::size_t, OpOutput&&, const StageTimes&) {};
     callbacks.failed = [](std::size_t, const std::exception_ptr& e) { std::rethrow_exception(e); };
     const auto start = std::chrono::steady_clock::now();
-    backend->run_batch(Op::gaussian, {}, callbacks);
+    backend->run_batch(OpChain{{Op::gaussian, {}}}, callbacks);
     const double batched = ms_since(start);
     if (pass == 1) {
       const double bytes = static_cast<double>(img.size_bytes()) * kBatchImages;

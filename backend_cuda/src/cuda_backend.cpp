@@ -141,6 +141,7 @@ class CudaBackend final : public Backend {
   }
 
   [[nodiscard]] bool computes_on_host() const override { return false; }
+  [[nodiscard]] bool takes_device() const override { return true; }
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override { return pinned_; }
 
   void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) override {

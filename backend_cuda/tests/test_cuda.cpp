@@ -221,7 +221,7 @@ TEST(CudaBackend, BatchRunsEveryInputInOrder) {
     callbacks.failed = [&](std::size_t i, const std::exception_ptr&) {
       ADD_FAILURE() << op_name(op) << " #" << i << " failed";
     };
-    cuda_backend().run_batch(op, params, callbacks);
+    cuda_backend().run_batch(OpChain{{op, params}}, callbacks);
     std::vector<std::size_t> expected;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (i != 2) expected.push_back(i);

@@ -40,6 +40,7 @@ class OpenClBackend final : public Backend {
     return opencl::describe(devices_, request_, choice_);
   }
   [[nodiscard]] bool computes_on_host() const override { return false; }
+  [[nodiscard]] bool takes_device() const override { return true; }
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
     if (!choice_.device) return nullptr;
     return Runtime::of(devices_.devices[*choice_.device].id).host_pool();

@@ -236,7 +236,7 @@ std::size_t images_in_flight(int threads) {
   return static_cast<std::size_t>(workers) + kExtraImagesInFlight;
 }
 
-void run_batch_pipeline(Backend& backend, Op op, const OpParams& params, BatchJobs& jobs,
+void run_batch_pipeline(Backend& backend, const OpChain& chain, BatchJobs& jobs,
                         const PipelineOptions& options) {
   const int workers = options.threads > 0
                           ? options.threads
@@ -244,7 +244,7 @@ void run_batch_pipeline(Backend& backend, Op op, const OpParams& params, BatchJo
   Pipeline pipeline(backend, jobs, options, workers);
   std::exception_ptr protocol_failure;
   try {
-    backend.run_batch(op, params, pipeline.callbacks());
+    backend.run_batch(chain, pipeline.callbacks());
   } catch (...) {
     protocol_failure = std::current_exception();
   }

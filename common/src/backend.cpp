@@ -26,24 +26,51 @@ std::function<std::optional<BatchInput>()> indexed_inputs(
   };
 }
 
-void Backend::run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) {
+OpOutput Backend::run_chain(const OpChain& chain, const ConstImageView& input,
+                            StageTimes* times) {
+  if (chain.empty()) throw UsageError("no op to run");
+  OpOutput output;
+  StageTimes total;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    StageTimes step_times;
+    const auto start = std::chrono::steady_clock::now();
+    // Each step reads the previous step's image, which `output` keeps alive meanwhile.
+    OpOutput next = run(chain[i].op, i == 0 ? input : ConstImageView(output.image.view()),
+                        chain[i].params, &step_times);
+    if (step_times.compute_ms <= 0.0) {  // a backend that does not time itself: the wall time
+      step_times.compute_ms = std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count();
+    }
+    add_stage_times(total, step_times);
+    output = std::move(next);
+  }
+  if (times != nullptr) *times = total;
+  return output;
+}
+
+void Backend::run_batch(const OpChain& chain, const BatchCallbacks& callbacks) {
   for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
     StageTimes times;
     OpOutput output;
     try {
-      const auto start = std::chrono::steady_clock::now();
-      output = run(op, input->image.view(), params, &times);
-      if (times.compute_ms <= 0.0) {  // a backend that does not time itself: the wall time
-        times.compute_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-      }
+      output = run_chain(chain, input->image.view(), &times);
     } catch (...) {
       callbacks.failed(input->index, std::current_exception());
       continue;
     }
     callbacks.done(input->index, std::move(output), times);
   }
+}
+
+void add_stage_times(StageTimes& total, const StageTimes& step) {
+  total.compute_ms += step.compute_ms;
+  const auto add = [](std::optional<double>& into, const std::optional<double>& value) {
+    if (value) into = into.value_or(0.0) + *value;
+  };
+  add(total.upload_ms, step.upload_ms);
+  add(total.download_ms, step.download_ms);
+  add(total.build_ms, step.build_ms);
 }
 
 std::string resolve_variant(const Backend& backend, Op op, const std::string& requested) {
@@ -54,6 +81,12 @@ std::string resolve_variant(const Backend& backend, Op op, const std::string& re
   for (const auto& v : variants) valid += (valid.empty() ? "" : ", ") + v;
   throw UsageError("unknown variant '" + requested + "' for " + std::string(op_name(op)) +
                    " on the " + std::string(backend.name()) + " backend (valid: " + valid + ")");
+}
+
+OpChain resolve_chain(const Backend& backend, OpChain chain) {
+  validate_chain(chain);
+  for (OpStep& step : chain) step.params.variant = resolve_variant(backend, step.op, step.params.variant);
+  return chain;
 }
 
 }  // namespace parfilter

@@ -1,19 +1,20 @@
 // The command line of every parfilter-<backend> executable: parse, validate everything that
-// can be validated before touching a file, then load, run and save each input. Every error is
-// one line "parfilter-<backend>: <message>" on stderr, and exit codes follow cli.hpp.
+// can be validated before touching a file, then load, run and save each input. The op
+// options come from the op table (op_set.hpp); an option the chosen ops, or the backend, do
+// not read is an error. Every error is one line "parfilter-<backend>: <message>" on stderr,
+// and exit codes follow cli.hpp.
 #include "parfilter/cli.hpp"
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <algorithm>
-#include <filesystem>
+#include <csignal>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <new>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,47 +36,115 @@ using cli_detail::Session;
 
 constexpr int kMaxThreads = 4096;
 constexpr int kMaxRepeat = 100000;
-constexpr int kListOpColumn = 11;
-constexpr int kListVariantColumn = 30;
+constexpr std::size_t kColumnGap = 2;
 
-/// Options that only some ops read. Giving one to another op is a usage error: a mistake such
-/// as --se with gaussian is caught instead of silently ignored.
-const std::map<std::string, std::vector<Op>>& op_specific_options() {
-  static const std::map<std::string, std::vector<Op>> options = {
-      {"--border", {Op::gaussian, Op::sobel, Op::sharpen}},
-      {"--sigma", {Op::gaussian}},
-      {"--output", {Op::sobel}},
-      {"--per-channel", {Op::histogram}},
-      {"--se", {Op::erode, Op::dilate, Op::open, Op::close}},
-      {"--iterations", {Op::erode, Op::dilate, Op::open, Op::close}},
-      {"--adaptive", {Op::segment}},
-      {"--window", {Op::segment}},
-      {"--min-contrast", {Op::segment}},
-      {"--print-threshold", {Op::otsu, Op::segment}},
-  };
-  return options;
+/// "--2.sigma", "--gaussian.sigma", "--erode.variant": an option for one step of a chain.
+const std::regex& step_option_pattern() {
+  static const std::regex pattern("--([a-z]+|[0-9]+)\\.([a-z-]+)");
+  return pattern;
 }
 
-std::string join_op_names(const std::vector<Op>& ops) {
-  std::string names;
-  for (Op op : ops) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
-  return names;
-}
-
-std::string all_op_names() { return join_op_names({kAllOps.begin(), kAllOps.end()}); }
-
-/// Builds OpParams from the command line; throws UsageError for anything wrong with it.
-OpParams make_params(Op op, const CLI::App& app, const CliArgs& args) {
-  for (const auto& [option, ops] : op_specific_options()) {
-    if (app.count(option) > 0 && std::find(ops.begin(), ops.end(), op) == ops.end()) {
-      throw UsageError(option + " does not apply to " + std::string(op_name(op)) +
-                       " (it is read by " + join_op_names(ops) + ")");
+/// Takes the step options out of argv (CLI11 cannot declare options whose names depend on the
+/// chain); a flag's value is "true", any other takes the next argument.
+std::vector<std::string> take_step_options(int argc, const char* const* argv, CliArgs& args) {
+  std::vector<std::string> rest;
+  for (int i = 0; i < argc; ++i) {
+    std::cmatch match;
+    if (i == 0 || !std::regex_match(argv[i], match, step_option_pattern())) {
+      rest.emplace_back(argv[i]);
+      continue;
     }
+    cli_detail::StepOption option{match[1].str(), match[2].str(), "true"};
+    const bool flag = std::any_of(param_table().begin(), param_table().end(), [&](const ParamInfo& p) {
+      return p.kind == ParamKind::flag && p.option == "--" + option.option;
+    });
+    if (!flag) {
+      if (i + 1 >= argc) throw UsageError(std::string(argv[i]) + " needs a value");
+      option.value = argv[++i];
+    }
+    args.step_options.push_back(std::move(option));
   }
-  for (const char* option : {"--window", "--min-contrast"}) {
-    if (app.count(option) > 0 && !args.adaptive)
-      throw UsageError(option + std::string(" needs --adaptive"));
+  return rest;
+}
+
+std::string help_footer(const std::string& program) {
+  std::ostringstream ops;
+  std::size_t width = 0;
+  for (const OpInfo& info : op_table()) width = std::max(width, info.name.size());
+  for (const OpInfo& info : op_table()) {
+    ops << "  " << std::left << std::setw(static_cast<int>(width + kColumnGap)) << info.name
+        << info.summary << '\n';
   }
+  return "\nOps (" + program + " OP --help: an op's options):\n" + ops.str() +
+         "\nChains: " + program +
+         " gray,gaussian,sobel IN OUT runs the ops in order (on a GPU backend the\n"
+         "  intermediates stay on the device). An op option applies to every step that reads "
+         "it;\n  --N.OPTION V (step N) or --OP.OPTION V (every OP step) gives one step its own.\n"
+         "Batch: " + program + " <op> [options] --out-dir DIR a.png b.png ...\n"
+         "  writes DIR/<input stem>.<ext> (ext: --format, else the input's, else png; csv for\n"
+         "  histogram) and goes on past failed inputs. Worker threads decode and encode while\n"
+         "  the backend computes; at most --threads + 2 images are in memory at once (decoded,\n"
+         "  computing or being encoded), however long the batch.\n"
+         "Options an op does not read are rejected. docs/FILTERS.md specifies every op.\n"
+         "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input.";
+}
+
+void add_op_options(CLI::App& app, CliArgs& args) {
+  const OpParams defaults;
+  for (const ParamInfo& info : param_table()) {
+    const std::string option(info.option);
+    const std::string help = std::string(info.help) + " (" + ops_reading(info.param) + ")";
+    auto& slot = args.params[static_cast<std::size_t>(info.param)];
+    if (info.kind == ParamKind::flag) {
+      app.add_flag_callback(option, [&slot] { slot = "true"; }, help);
+      continue;
+    }
+    app.add_option_function<std::string>(
+           option, [&slot](const std::string& value) { slot = value; }, help)
+        ->type_name(std::string(info.value_name))
+        ->default_str(param_text(info.param, defaults));
+  }
+}
+
+void add_options(CLI::App& app, CliArgs& args) {
+  app.add_option("op", args.op_name, "the op to run, or a chain op1,op2,... (see below)");
+  app.add_option("files", args.files, "<input> <output>, or the inputs with --out-dir");
+  app.add_option("--variant", args.variant, "implementation variant (see --list)");
+  add_op_options(app, args);
+  app.add_flag("--print-threshold", args.print_threshold,
+               "print the global threshold (otsu, segment)");
+  app.add_option("--threads", args.threads,
+                 "CPU threads, 0 = all (pthread, openmp, mpi: compute; every backend but serial: "
+                 "codecs)")
+      ->capture_default_str();
+  app.add_option("--platform", args.platform,
+                 "device backends: platform index or name substring (see --list-devices)");
+  app.add_option("--device", args.device,
+                 "device backends: device index or name substring (see --list-devices)");
+  app.add_flag("--list-devices", args.list_devices, "list the devices this backend can use");
+  app.add_option("--repeat", args.repeat, "run N times, report the median compute time")
+      ->capture_default_str();
+  app.add_flag("--timing", args.timing,
+               "print load, compute and save times (ms) on stderr (upload, download, build on "
+               "device backends)");
+  app.add_flag("--json", args.json,
+               "print --timing, --print-threshold and histogram results as JSON lines on stdout");
+  app.add_option("--max-image-bytes", args.max_image_bytes, "refuse larger decoded images")
+      ->capture_default_str();
+  app.add_option("--png-level", args.png_level,
+                 "PNG compression 0-9: 0 stores, 1 is fast (run-length or Huffman-only), "
+                 "2-9 are zlib's levels")
+      ->capture_default_str();
+  app.add_option("--jpeg-quality", args.jpeg_quality, "JPEG quality 1-100 (4:2:0 chroma)")
+      ->capture_default_str();
+  app.add_flag("--fsync", args.sync,
+               "make each output durable (fsync) before it is renamed into place");
+  app.add_option("--out-dir", args.out_dir, "batch: write every input's result into DIR");
+  app.add_option("--format", args.format, "batch: output extension (png, bmp, jpg, tga, csv)");
+  app.add_flag("--list", args.list, "list the ops and variants of this backend");
+}
+
+void check_common_options(const CliArgs& args) {
   if (args.threads < 0 || args.threads > kMaxThreads) {
     throw UsageError("--threads must be from 0 (every hardware thread) to " +
                      std::to_string(kMaxThreads) + ", got " + std::to_string(args.threads));
@@ -92,114 +161,58 @@ OpParams make_params(Op op, const CLI::App& app, const CliArgs& args) {
     throw UsageError("--jpeg-quality must be from 1 to 100, got " +
                      std::to_string(args.jpeg_quality));
   }
-
-  OpParams params;
-  params.variant = args.variant;
-  const auto border = parse_border(args.border);
-  if (!border) {
-    throw UsageError("bad --border '" + args.border +
-                     "' (use replicate, reflect101, constant or constant:V with V in 0..255)");
-  }
-  params.border = *border;
-  params.sigma = args.sigma;
-  const auto sobel_output = parse_sobel_output(args.sobel_output);
-  if (!sobel_output) {
-    throw UsageError("bad --output '" + args.sobel_output + "' (use magnitude, l1, dx or dy)");
-  }
-  params.sobel_output = *sobel_output;
-  params.per_channel = args.per_channel;
-  const auto se = parse_se(args.se);
-  if (!se) {
-    throw UsageError("bad --se '" + args.se +
-                     "' (use rect, cross or ellipse:WxH with W and H in 1.." +
-                     std::to_string(kMaxSeSize) + ")");
-  }
-  params.se = *se;
-  params.iterations = args.iterations;
-  params.adaptive = args.adaptive;
-  params.window = args.window;
-  params.min_contrast = args.min_contrast;
-  validate_params(op, params);
-  return params;
 }
 
+/// An option the backend would ignore is a mistake, as an op option the op does not read.
+void check_backend_option(const Backend& backend, const std::string& option) {
+  const std::string name(backend.name());
+  if (option == "--threads" && !backend.takes_threads()) {
+    throw UsageError("--threads does not apply to parfilter-" + name +
+                     ", which runs on one thread (pthread, openmp, mpi, cuda and opencl take it)");
+  }
+  if (option != "--threads" && !backend.takes_device()) {
+    throw UsageError(option + " does not apply to parfilter-" + name +
+                     ", which has no devices (cuda and opencl take it)");
+  }
+}
+
+/// --list: the ops, their variants on this backend and what they compute, in columns as wide
+/// as their widest entry.
 void print_list(Backend& backend, const std::string& program) {
   const Availability availability = backend.availability();
   std::cout << program << " " << PARFILTER_VERSION << ": device "
             << (availability.present ? "present" : "absent (" + availability.reason + ")") << ", "
-            << backend.threads() << " thread(s)\n"
-            << std::left << std::setw(kListOpColumn) << "op" << std::setw(kListVariantColumn)
-            << "variants (default first)"
-            << "what it computes\n";
-  for (Op op : kAllOps) {
-    std::string variants;
-    for (const auto& v : backend.variants(op)) variants += (variants.empty() ? "" : ",") + v;
-    std::cout << std::setw(kListOpColumn) << op_name(op) << std::setw(kListVariantColumn)
-              << variants << op_summary(op) << '\n';
+            << backend.threads() << " thread(s)\n";
+  std::vector<std::string> variants;
+  std::size_t op_width = std::string("op").size();
+  std::size_t variant_width = std::string("variants (default first)").size();
+  for (const OpInfo& info : op_table()) {
+    std::string joined;
+    for (const auto& v : backend.variants(info.op)) joined += (joined.empty() ? "" : ",") + v;
+    op_width = std::max(op_width, info.name.size());
+    variant_width = std::max(variant_width, joined.size());
+    variants.push_back(std::move(joined));
+  }
+  const auto op_column = static_cast<int>(op_width + kColumnGap);
+  const auto variant_column = static_cast<int>(variant_width + kColumnGap);
+  std::cout << std::left << std::setw(op_column) << "op" << std::setw(variant_column)
+            << "variants (default first)" << "what it computes\n";
+  for (std::size_t i = 0; i < op_table().size(); ++i) {
+    std::cout << std::setw(op_column) << op_table()[i].name << std::setw(variant_column)
+              << variants[i] << op_table()[i].summary << '\n';
   }
 }
 
-std::string help_footer(const std::string& program) {
-  std::string ops;
-  for (Op op : kAllOps) {
-    std::ostringstream line;
-    line << "  " << std::left << std::setw(kListOpColumn) << op_name(op) << op_summary(op) << '\n';
-    ops += line.str();
-  }
-  return "\nOps:\n" + ops + "\nBatch: " + program +
-         " <op> [options] --out-dir DIR a.png b.png ...\n"
-         "  writes DIR/<input stem>.<ext> (ext: --format, else the input's, else png; csv for\n"
-         "  histogram) and goes on past failed inputs. Worker threads decode and encode while\n"
-         "  the backend computes; at most --threads + 2 images are in memory at once (decoded,\n"
-         "  computing or being encoded), however long the batch.\n"
-         "Options an op does not read are rejected. docs/FILTERS.md specifies every op.\n"
-         "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input.";
-}
-
-void add_options(CLI::App& app, CliArgs& args) {
-  app.add_option("op", args.op_name, "the op to run (see the list below, or --list)");
-  app.add_option("files", args.files, "<input> <output>, or the inputs with --out-dir");
-  app.add_option("--variant", args.variant, "implementation variant (see --list)");
-  app.add_option("--border", args.border,
-                 "replicate|reflect101|constant[:V] (gaussian, sobel, sharpen)")
-      ->capture_default_str();
-  app.add_option("--sigma", args.sigma, "Gaussian sigma (gaussian)")->capture_default_str();
-  app.add_option("--output", args.sobel_output, "magnitude|l1|dx|dy (sobel)")
-      ->capture_default_str();
-  app.add_flag("--per-channel", args.per_channel, "one histogram per channel (histogram)");
-  app.add_option("--se", args.se, "rect|cross|ellipse:WxH structuring element (morphology)")
-      ->capture_default_str();
-  app.add_option("--iterations", args.iterations, "repetitions (morphology)")
-      ->capture_default_str();
-  app.add_flag("--adaptive", args.adaptive, "local thresholds (segment)");
-  app.add_option("--window", args.window, "odd window size (segment --adaptive)")
-      ->capture_default_str();
-  app.add_option("--min-contrast", args.min_contrast, "flat-window limit (segment --adaptive)")
-      ->capture_default_str();
-  app.add_flag("--print-threshold", args.print_threshold,
-               "print the global threshold (otsu, segment)");
-  app.add_option("--threads", args.threads, "CPU worker threads, 0 = all")->capture_default_str();
-  app.add_option("--platform", args.platform,
-                 "device backends: platform index or name substring (see --list-devices)");
-  app.add_option("--device", args.device,
-                 "device backends: device index or name substring (see --list-devices)");
-  app.add_flag("--list-devices", args.list_devices, "list the devices this backend can use");
-  app.add_option("--repeat", args.repeat, "run N times, report the median compute time")
-      ->capture_default_str();
-  app.add_flag("--timing", args.timing, "print load, compute and save times (ms) on stderr");
-  app.add_option("--max-image-bytes", args.max_image_bytes, "refuse larger decoded images")
-      ->capture_default_str();
-  app.add_option("--png-level", args.png_level,
-                 "PNG compression 0-9: 0 stores, 1 is fast (run-length or Huffman-only), "
-                 "2-9 are zlib's levels")
-      ->capture_default_str();
-  app.add_option("--jpeg-quality", args.jpeg_quality, "JPEG quality 1-100 (4:2:0 chroma)")
-      ->capture_default_str();
-  app.add_flag("--fsync", args.sync,
-               "make each output durable (fsync) before it is renamed into place");
-  app.add_option("--out-dir", args.out_dir, "batch: write every input's result into DIR");
-  app.add_option("--format", args.format, "batch: output extension (png, bmp, jpg, tga, csv)");
-  app.add_flag("--list", args.list, "list the ops and variants of this backend");
+/// "parfilter-X OP --help": CLI11 would answer --help before the op is known.
+bool asks_op_help(const std::vector<std::string>& args, CliArgs& parsed) {
+  const bool help = std::any_of(args.begin(), args.end(),
+                                [](const std::string& a) { return a == "--help" || a == "-h"; });
+  if (!help || args.size() < 2 || args[1].starts_with("-")) return false;
+  const std::string& first = args[1];
+  if (!parse_op(first.substr(0, first.find(',')))) return false;
+  parsed.op_name = first.substr(0, first.find(','));
+  parsed.help = true;
+  return true;
 }
 
 }  // namespace
@@ -208,12 +221,16 @@ cli_detail::ParsedCommand cli_detail::parse_args(int argc, const char* const* ar
                                                  const std::string& program) {
   ParsedCommand parsed;
   CliArgs& args = parsed.args;
+  std::vector<std::string> rest = take_step_options(argc, argv, args);
+  if (asks_op_help(rest, args)) return parsed;
   CLI::App app{"parfilter: one image-filter set on many parallel frameworks.", program};
   add_options(app, args);
   app.set_version_flag("--version", program + " " + PARFILTER_VERSION);
   app.footer(help_footer(program));
   try {
-    app.parse(argc, argv);
+    std::reverse(rest.begin() + 1, rest.end());  // CLI11 takes them back to front
+    rest.erase(rest.begin());
+    app.parse(rest);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
       parsed.exit_code = app.exit(e);
@@ -221,15 +238,14 @@ cli_detail::ParsedCommand cli_detail::parse_args(int argc, const char* const* ar
     }
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
-
+  check_common_options(args);
+  for (const char* option : {"--threads", "--device", "--platform"}) {
+    if (app.count(option) > 0) parsed.given_options.emplace_back(option);
+  }
   if (!args.list && !args.list_devices) {
     if (args.op_name.empty()) throw UsageError("missing the op (see --help)");
-    parsed.op = parse_op(args.op_name);
-    if (!parsed.op) {
-      throw UsageError("unknown op '" + args.op_name + "' (ops: " + all_op_names() + ")");
-    }
-    parsed.params = make_params(*parsed.op, app, args);
-    parsed.jobs = make_jobs(*parsed.op, args);
+    parsed.chain = make_chain(args);
+    parsed.jobs = make_jobs(parsed.chain.back().op, args);
   }
   return parsed;
 }
@@ -241,12 +257,16 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   cli_detail::ParsedCommand parsed = cli_detail::parse_args(argc, argv, program);
   if (parsed.exit_code) return *parsed.exit_code;
   const CliArgs& args = parsed.args;
-  const std::optional<Op> op = parsed.op;
-  OpParams& params = parsed.params;
-  const std::vector<Job>& jobs = parsed.jobs;
-
   const BackendOptions options{args.threads, args.platform, args.device};
   const std::unique_ptr<Backend> backend = factory(options);
+  if (args.help) {
+    const Op op = *parse_op(args.op_name);
+    std::cout << cli_detail::op_help(program, op, backend->variants(op));
+    return kExitSuccess;
+  }
+  for (const std::string& option : parsed.given_options) {
+    check_backend_option(*backend, option);
+  }
   if (args.list_devices) {
     std::cout << backend->describe_devices();
     return kExitSuccess;
@@ -257,12 +277,13 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   }
   const Availability availability = backend->availability();
   if (!availability.present) throw RuntimeError(availability.reason);
-  params.variant = resolve_variant(*backend, *op, args.variant);  // a bad one fails up front
+  // A bad variant fails up front, before any file is read.
+  OpChain chain = resolve_chain(*backend, std::move(parsed.chain));
 
   const bool batch = !args.out_dir.empty();
   Reporter reporter(program, batch && isatty(STDERR_FILENO) != 0);
-  const Session session{*op, params, args, *backend, reporter, batch};
-  const auto runner = cli_detail::make_job_runner(session, jobs, options);
+  const Session session{std::move(chain), args, *backend, reporter, batch};
+  const auto runner = cli_detail::make_job_runner(session, parsed.jobs, options);
   return driver ? driver(*runner) : runner->run_in_turn();
 }
 

@@ -2,6 +2,7 @@
 // (running each input). Not installed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -19,20 +20,21 @@
 
 namespace parfilter::cli_detail {
 
+/// An option given to one step of a chain: "--2.sigma 3" or "--gaussian.sigma 3".
+struct StepOption {
+  std::string step;  ///< the step's 1-based position, or an op name (every step of that op)
+  std::string option;  ///< without dashes: "sigma", "variant"
+  std::string value;
+};
+
 /// Everything the command line sets.
 struct CliArgs {
-  std::string op_name;
+  std::string op_name;  ///< one op, or a chain "gray,gaussian,sobel"
   std::vector<std::string> files;
   std::string variant;
-  std::string border = "replicate";
-  double sigma = OpParams{}.sigma;
-  std::string sobel_output = "magnitude";
-  bool per_channel = false;
-  std::string se = "rect:3x3";
-  int iterations = OpParams{}.iterations;
-  bool adaptive = false;
-  int window = OpParams{}.window;
-  int min_contrast = OpParams{}.min_contrast;
+  /// The op parameters given (by Param), as text; flags as "true".
+  std::array<std::optional<std::string>, kParamCount> params;
+  std::vector<StepOption> step_options;
   bool print_threshold = false;
   int threads = 0;
   std::string platform;
@@ -40,11 +42,13 @@ struct CliArgs {
   bool list_devices = false;
   int repeat = 1;
   bool timing = false;
+  bool json = false;
   std::uint64_t max_image_bytes = kDefaultMaxImageBytes;
   int png_level = kDefaultPngLevel;
   int jpeg_quality = kDefaultJpegQuality;
   bool sync = false;
   bool list = false;
+  bool help = false;  ///< per-op help: "parfilter-X OP --help"
   std::string out_dir;
   std::string format;
 };
@@ -54,10 +58,12 @@ using Job = CliJob;
 /// The command line parsed and validated, before any backend is created or file touched.
 struct ParsedCommand {
   CliArgs args;
-  std::optional<Op> op;  // empty for --list and --list-devices
-  OpParams params;
+  OpChain chain;  // empty for --list and --list-devices
   std::vector<Job> jobs;
   std::optional<int> exit_code;  // set when --help or --version was answered on stdout
+  /// The backend options given (--threads, --device, --platform): checked once the backend
+  /// exists, as it alone knows which it takes.
+  std::vector<std::string> given_options;
 };
 
 /// Parses and validates argv (everything checkable without a backend or a file). Throws
@@ -86,10 +92,9 @@ class Reporter {
   bool progress_shown_ = false;
 };
 
-/// What one invocation runs: the op with its parameters on one backend.
+/// What one invocation runs: the chain (one op or several) on one backend.
 struct Session {
-  Op op;
-  OpParams params;
+  OpChain chain;
   const CliArgs& args;
   Backend& backend;
   Reporter& reporter;
@@ -98,7 +103,15 @@ struct Session {
 
 /// The jobs of the command line: <input> <output>, or every input into --out-dir. Throws
 /// UsageError for a wrong file count, a bad --format or two inputs writing the same output.
-[[nodiscard]] std::vector<Job> make_jobs(Op op, const CliArgs& args);
+[[nodiscard]] std::vector<Job> make_jobs(Op last_op, const CliArgs& args);
+
+/// The chain the command line names, each step's parameters from the shared options and its
+/// own ("--2.sigma", "--gaussian.sigma"); throws UsageError.
+[[nodiscard]] OpChain make_chain(const CliArgs& args);
+
+/// "parfilter-X OP --help": the op's summary, its options with their ranges and defaults.
+[[nodiscard]] std::string op_help(const std::string& program, Op op,
+                                  const std::vector<std::string>& variants);
 
 // The stages of one job, as JobRunner offers them; each throws an error naming the file.
 [[nodiscard]] Image load_job_input(const Session& session, const Job& job,

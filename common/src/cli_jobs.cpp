@@ -153,7 +153,7 @@ int session_threads(const Session& s) {
 
 Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpoint,
                      std::shared_ptr<SampleAllocator> allocator) {
-  check_job_output(s.op, job.output);
+  check_job_output(s.chain.back().op, job.output);
   std::error_code ec;
   if (fs::exists(job.output, ec) && fs::equivalent(job.input, job.output, ec)) {
     throw UsageError(job.output.string() + ": the output would overwrite its input");
@@ -177,7 +177,7 @@ ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
     for (int run = 0; run < s.args.repeat; ++run) {
       StageTimes times;
       const auto start = Clock::now();
-      result.output = backend.run(s.op, input, s.params, &times);
+      result.output = backend.run_chain(s.chain, input, &times);
       const double wall_ms = elapsed_ms(start);
       // Device backends report compute without transfers; otherwise the wall time is compute.
       compute_ms.push_back(times.compute_ms > 0.0 ? times.compute_ms : wall_ms);
@@ -198,7 +198,7 @@ ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
 void save_job_output(const Session& s, const Job& job, const OpOutput& output,
                      const StageContext* context) {
   naming_file(job.output, [&] {
-    if (s.op == Op::histogram) {
+    if (op_info(s.chain.back().op).traits.histogram_result) {
       save_histogram(output.histogram, job.output);
       return;
     }
@@ -269,7 +269,8 @@ std::exception_ptr job_compute_failure(const Job& job, const std::exception_ptr&
   return failure;
 }
 
-std::vector<Job> make_jobs(Op op, const CliArgs& args) {
+std::vector<Job> make_jobs(Op last_op, const CliArgs& args) {
+  const Op op = last_op;
   if (args.out_dir.empty()) {
     if (!args.format.empty()) throw UsageError("--format needs --out-dir");
     if (args.files.size() != 2) {

@@ -26,8 +26,7 @@ class SessionRunner final : public JobRunner {
   [[nodiscard]] const std::vector<CliJob>& jobs() const override { return jobs_; }
   [[nodiscard]] bool batch() const override { return s_.batch; }
   [[nodiscard]] Backend& backend() const override { return s_.backend; }
-  [[nodiscard]] Op op() const override { return s_.op; }
-  [[nodiscard]] const OpParams& params() const override { return s_.params; }
+  [[nodiscard]] const OpChain& chain() const override { return s_.chain; }
   [[nodiscard]] const BackendOptions& backend_options() const override { return options_; }
 
   void create_out_dir() const override {
@@ -101,7 +100,7 @@ class SessionRunner final : public JobRunner {
   [[nodiscard]] int run_batch() const {
     const auto start = Clock::now();
     BatchOfJobs batch(*this, s_, jobs_);
-    run_batch_pipeline(s_.backend, s_.op, s_.params, batch, pipeline_options());
+    run_batch_pipeline(s_.backend, s_.chain, batch, pipeline_options());
     clear_progress();
     info(batch_summary(jobs_.size(), batch.failures(), ms_since(start)));
     return batch.exit_code();

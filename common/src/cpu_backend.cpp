@@ -178,13 +178,18 @@ Image run_pool(RowScheduler& scheduler, const ConstImageView& input) {
 /// A Backend that runs every op through run_cpu_op on its scheduler.
 class CpuBackend final : public Backend {
  public:
-  CpuBackend(std::string name, std::unique_ptr<RowScheduler> scheduler, int threads)
-      : name_(std::move(name)), scheduler_(std::move(scheduler)), threads_(threads) {}
+  CpuBackend(std::string name, std::unique_ptr<RowScheduler> scheduler, int threads,
+             bool takes_threads)
+      : name_(std::move(name)),
+        scheduler_(std::move(scheduler)),
+        threads_(threads),
+        takes_threads_(takes_threads) {}
 
   [[nodiscard]] std::string_view name() const override { return name_; }
   [[nodiscard]] std::vector<std::string> variants(Op op) const override { return cpu_variants(op); }
   [[nodiscard]] Availability availability() const override { return {}; }
   [[nodiscard]] int threads() const override { return threads_; }
+  [[nodiscard]] bool takes_threads() const override { return takes_threads_; }
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
@@ -204,6 +209,7 @@ class CpuBackend final : public Backend {
   std::string name_;
   std::unique_ptr<RowScheduler> scheduler_;
   int threads_;
+  bool takes_threads_;
 };
 
 }  // namespace
@@ -288,8 +294,9 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
 }
 
 std::unique_ptr<Backend> make_cpu_backend(std::string name, std::unique_ptr<RowScheduler> scheduler,
-                                          int threads) {
-  return std::make_unique<CpuBackend>(std::move(name), std::move(scheduler), threads);
+                                          int threads, bool takes_threads) {
+  return std::make_unique<CpuBackend>(std::move(name), std::move(scheduler), threads,
+                                      takes_threads);
 }
 
 }  // namespace parfilter

@@ -1,37 +1,105 @@
 #include "parfilter/op_set.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "parfilter/error.hpp"
 
 namespace parfilter {
 namespace {
 
-struct OpDescription {
-  Op op;
-  std::string_view name;
-  std::string_view summary;
-};
+constexpr double kMaxSigma = 1000.0;
+constexpr int kMaxIterations = 10000;
+/// The largest adaptive window. The segment kernels' overflow reasoning relies on it: a
+/// window's sum of at most 4095^2 samples of 255 fits 32 bits.
+constexpr int kMaxWindow = 4095;
+constexpr int kMaxMinContrast = 256;
 
-constexpr std::array<OpDescription, kAllOps.size()> kOpDescriptions = {{
-    {Op::gray, "gray", "BT.601 luma in Q15; 1-channel output"},
-    {Op::gaussian, "gaussian", "5x5 Gaussian blur (--sigma, --border)"},
-    {Op::sobel, "sobel", "Sobel gradient of gray (--output, --border); 1-channel output"},
-    {Op::sharpen, "sharpen", "5c - up - down - left - right, saturated (--border)"},
-    {Op::histogram, "histogram", "256-bin histogram as .csv or a .png chart (--per-channel)"},
-    {Op::equalize, "equalize", "histogram equalization (of YCrCb luma for colour images)"},
-    {Op::otsu, "otsu", "Otsu threshold of gray; 1-channel output (--print-threshold)"},
-    {Op::segment, "segment", "isodata threshold, global or --adaptive --window W"},
-    {Op::erode, "erode", "minimum over the structuring element (--se, --iterations)"},
-    {Op::dilate, "dilate", "maximum over the structuring element (--se, --iterations)"},
-    {Op::open, "open", "erode then dilate (--se, --iterations)"},
-    {Op::close, "close", "dilate then erode (--se, --iterations)"},
-    {Op::pool, "pool", "2x2 max pooling, stride 2; output ceil(W/2) x ceil(H/2)"},
+using namespace std::string_view_literals;
+constexpr std::array kBorderSamples{"reflect101"sv, "constant:7"sv};
+constexpr std::array kSigmaSamples{"0.6"sv, "3"sv};
+constexpr std::array kSobelSamples{"l1"sv, "dx"sv, "dy"sv};
+constexpr std::array kSeSamples{"rect:5x3"sv, "cross:5x5"sv, "ellipse:7x5"sv, "rect:1x1"sv};
+constexpr std::array kIterationSamples{"2"sv};
+constexpr std::array kWindowSamples{"5"sv, "1"sv};
+constexpr std::array kMinContrastSamples{"0"sv, "40"sv};
+
+constexpr std::array<ParamInfo, 9> kParams = {{
+    {Param::border, "--border", "MODE", "pixels outside the image", ParamKind::word, 0, 0,
+     "replicate|reflect101|constant[:V]", kBorderSamples, std::nullopt},
+    {Param::sigma, "--sigma", "S", "Gaussian sigma", ParamKind::real, 0.0, kMaxSigma, "",
+     kSigmaSamples, std::nullopt},
+    {Param::sobel_output, "--output", "WHAT", "what Sobel outputs", ParamKind::word, 0, 0,
+     "magnitude|l1|dx|dy", kSobelSamples, std::nullopt},
+    {Param::per_channel, "--per-channel", "", "one histogram per channel instead of gray",
+     ParamKind::flag, 0, 0, "", {}, std::nullopt},
+    {Param::se, "--se", "SE", "structuring element", ParamKind::word, 1, kMaxSeSize,
+     "rect|cross|ellipse:WxH", kSeSamples, std::nullopt},
+    {Param::iterations, "--iterations", "N", "repetitions", ParamKind::integer, 1,
+     kMaxIterations, "", kIterationSamples, std::nullopt},
+    {Param::adaptive, "--adaptive", "", "local thresholds over a window", ParamKind::flag, 0, 0,
+     "", {}, std::nullopt},
+    {Param::window, "--window", "W", "odd window size", ParamKind::integer, 1, kMaxWindow, "",
+     kWindowSamples, Param::adaptive},
+    {Param::min_contrast, "--min-contrast", "C", "a window flatter than this is background",
+     ParamKind::integer, 0, kMaxMinContrast, "", kMinContrastSamples, Param::adaptive},
 }};
 
-const OpDescription& describe(Op op) { return kOpDescriptions.at(static_cast<std::size_t>(op)); }
+constexpr std::array<Param, 0> kNoParams{};
+constexpr std::array kGaussianParams{Param::sigma, Param::border};
+constexpr std::array kSobelParams{Param::sobel_output, Param::border};
+constexpr std::array kSharpenParams{Param::border};
+constexpr std::array kHistogramParams{Param::per_channel};
+constexpr std::array kSegmentParams{Param::adaptive, Param::window, Param::min_contrast};
+constexpr std::array kMorphologyParams{Param::se, Param::iterations};
+
+constexpr OpTraits kPlain{};
+constexpr OpTraits kGrayResult{.gray_result = true};
+constexpr OpTraits kMorphology{.morphology = true};
+constexpr OpTraits kThreshold{.gray_result = true, .threshold_result = true};
+
+constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
+    {Op::gray, "gray", "BT.601 luma in Q15; 1-channel output", kNoParams, kGrayResult},
+    {Op::gaussian, "gaussian", "5x5 Gaussian blur", kGaussianParams, kPlain},
+    {Op::sobel, "sobel", "Sobel gradient of gray; 1-channel output", kSobelParams, kGrayResult},
+    {Op::sharpen, "sharpen", "5c - up - down - left - right, saturated", kSharpenParams, kPlain},
+    {Op::histogram, "histogram", "256-bin histogram as .csv or a .png chart", kHistogramParams,
+     OpTraits{.histogram_result = true}},
+    {Op::equalize, "equalize", "histogram equalization (of YCrCb luma for colour images)",
+     kNoParams, kPlain},
+    {Op::otsu, "otsu", "Otsu threshold of gray; 1-channel output", kNoParams, kThreshold},
+    {Op::segment, "segment", "isodata threshold, global or local (--adaptive)", kSegmentParams,
+     kThreshold},
+    {Op::erode, "erode", "minimum over the structuring element", kMorphologyParams, kMorphology},
+    {Op::dilate, "dilate", "maximum over the structuring element", kMorphologyParams,
+     kMorphology},
+    {Op::open, "open", "erode then dilate", kMorphologyParams, kMorphology},
+    {Op::close, "close", "dilate then erode", kMorphologyParams, kMorphology},
+    {Op::pool, "pool", "2x2 max pooling, stride 2; output ceil(W/2) x ceil(H/2)", kNoParams,
+     OpTraits{.halves_size = true}},
+}};
+
+constexpr bool ops_in_enum_order() {
+  for (std::size_t i = 0; i < kOps.size(); ++i) {
+    if (static_cast<std::size_t>(kOps[i].op) != i || kOps[i].op != kAllOps[i]) return false;
+  }
+  for (std::size_t i = 0; i < kParams.size(); ++i) {
+    if (static_cast<std::size_t>(kParams[i].param) != i) return false;
+  }
+  return true;
+}
+static_assert(ops_in_enum_order(), "kOps and kParams follow the enums' order");
+
+/// "1.5", "3", "1000": a number as a person writes it.
+std::string number_text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
 
 /// Parses a whole decimal integer.
 std::optional<int> parse_int(std::string_view text) {
@@ -44,12 +112,35 @@ std::optional<int> parse_int(std::string_view text) {
 
 }  // namespace
 
-std::string_view op_name(Op op) { return describe(op).name; }
-std::string_view op_summary(Op op) { return describe(op).summary; }
+std::span<const OpInfo> op_table() { return kOps; }
+const OpInfo& op_info(Op op) { return kOps.at(static_cast<std::size_t>(op)); }
+std::span<const ParamInfo> param_table() { return kParams; }
+const ParamInfo& param_info(Param param) { return kParams.at(static_cast<std::size_t>(param)); }
+
+bool reads(Op op, Param param) {
+  const auto& params = op_info(op).params;
+  return std::find(params.begin(), params.end(), param) != params.end();
+}
+
+std::string ops_reading(Param param) {
+  std::vector<std::string_view> names;
+  for (const OpInfo& info : kOps) {
+    if (reads(info.op, param)) names.push_back(info.name);
+  }
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += i == 0 ? "" : i + 1 == names.size() ? " and " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+std::string_view op_name(Op op) { return op_info(op).name; }
+std::string_view op_summary(Op op) { return op_info(op).summary; }
 
 std::optional<Op> parse_op(std::string_view name) {
-  for (const auto& d : kOpDescriptions) {
-    if (d.name == name) return d.op;
+  for (const OpInfo& info : kOps) {
+    if (info.name == name) return info.op;
   }
   return std::nullopt;
 }
@@ -135,45 +226,174 @@ std::string to_string(const SeSpec& se) {
   return std::string(shape) + ":" + std::to_string(se.width) + "x" + std::to_string(se.height);
 }
 
-void validate_params(Op op, const OpParams& params) {
-  constexpr double kMaxSigma = 1000.0;
-  constexpr int kMaxIterations = 10000;
-  constexpr int kMaxWindow = 4095;
-  switch (op) {
-    case Op::gaussian:
-      if (!std::isfinite(params.sigma) || params.sigma <= 0.0 || params.sigma > kMaxSigma) {
-        throw UsageError("--sigma must be a number in (0, 1000], got " +
-                         std::to_string(params.sigma));
-      }
+namespace {
+
+[[noreturn]] void bad_value(Param param, std::string_view text) {
+  const ParamInfo& info = param_info(param);
+  std::string accepted;
+  switch (info.kind) {
+    case ParamKind::flag:
+      accepted = "true or false";
       break;
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-      if (params.iterations < 1 || params.iterations > kMaxIterations) {
-        throw UsageError("--iterations must be from 1 to 10000, got " +
-                         std::to_string(params.iterations));
-      }
-      if (params.se.width < 1 || params.se.height < 1 || params.se.width > kMaxSeSize ||
-          params.se.height > kMaxSeSize) {
-        throw UsageError("--se sizes must be from 1 to 255, got " + to_string(params.se));
-      }
+    case ParamKind::integer:
+      accepted = "an integer from " + number_text(info.min) + " to " + number_text(info.max);
+      if (param == Param::window) accepted = "an odd integer from 1 to " + number_text(info.max);
       break;
-    case Op::segment:
-      if (params.adaptive) {
-        if (params.window < 1 || params.window % 2 == 0 || params.window > kMaxWindow) {
-          throw UsageError("--window must be odd, from 1 to 4095, got " +
-                           std::to_string(params.window));
-        }
-        if (params.min_contrast < 0 || params.min_contrast > 256) {
-          throw UsageError("--min-contrast must be from 0 to 256, got " +
-                           std::to_string(params.min_contrast));
-        }
-      }
+    case ParamKind::real:
+      accepted = "a number in (" + number_text(info.min) + ", " + number_text(info.max) + "]";
       break;
-    default:
+    case ParamKind::word:
+      accepted = std::string(info.choices);
+      if (param == Param::se) accepted += " with W and H from 1 to " + number_text(info.max);
+      if (param == Param::border) accepted += " with V from 0 to 255";
       break;
   }
+  throw UsageError(std::string(info.option) + " must be " + accepted + ", got '" +
+                   std::string(text) + "'");
+}
+
+/// A value of an integer or real parameter, checked against its range.
+double checked_number(Param param, double value, std::string_view text) {
+  const ParamInfo& info = param_info(param);
+  const bool in_range =
+      info.kind == ParamKind::real
+          ? std::isfinite(value) && value > info.min && value <= info.max
+          : value >= info.min && value <= info.max && value == std::floor(value);
+  const bool odd = param != Param::window || static_cast<long long>(value) % 2 == 1;
+  if (!in_range || !odd) bad_value(param, text);
+  return value;
+}
+
+std::optional<double> parse_number(std::string_view text) {
+  double value = 0.0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || ptr != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+void set_param(Param param, std::string_view text, OpParams& params) {
+  const ParamInfo& info = param_info(param);
+  if (info.kind == ParamKind::flag) {
+    if (text != "true" && text != "false") bad_value(param, text);
+    (param == Param::per_channel ? params.per_channel : params.adaptive) = text == "true";
+    return;
+  }
+  if (info.kind == ParamKind::integer || info.kind == ParamKind::real) {
+    const auto number = parse_number(text);
+    if (!number) bad_value(param, text);
+    const double value = checked_number(param, *number, text);
+    switch (param) {
+      case Param::sigma:
+        params.sigma = value;
+        break;
+      case Param::iterations:
+        params.iterations = static_cast<int>(value);
+        break;
+      case Param::window:
+        params.window = static_cast<int>(value);
+        break;
+      default:  // min_contrast, the last numeric one
+        params.min_contrast = static_cast<int>(value);
+        break;
+    }
+    return;
+  }
+  if (param == Param::border) {
+    const auto border = parse_border(text);
+    if (!border) bad_value(param, text);
+    params.border = *border;
+  } else if (param == Param::sobel_output) {
+    const auto output = parse_sobel_output(text);
+    if (!output) bad_value(param, text);
+    params.sobel_output = *output;
+  } else {
+    const auto se = parse_se(text);
+    if (!se) bad_value(param, text);
+    params.se = *se;
+  }
+}
+
+std::string param_text(Param param, const OpParams& params) {
+  switch (param) {
+    case Param::border:
+      return to_string(params.border);
+    case Param::sigma:
+      return number_text(params.sigma);
+    case Param::sobel_output:
+      return std::string(to_string(params.sobel_output));
+    case Param::per_channel:
+      return params.per_channel ? "true" : "false";
+    case Param::se:
+      return to_string(params.se);
+    case Param::iterations:
+      return std::to_string(params.iterations);
+    case Param::adaptive:
+      return params.adaptive ? "true" : "false";
+    case Param::window:
+      return std::to_string(params.window);
+    case Param::min_contrast:
+      return std::to_string(params.min_contrast);
+  }
+  return "?";
+}
+
+void validate_params(Op op, const OpParams& params) {
+  for (const Param param : op_info(op).params) {
+    const ParamInfo& info = param_info(param);
+    if (info.needs && param_text(*info.needs, params) != "true") continue;  // not in use
+    switch (param) {
+      case Param::sigma:
+        (void)checked_number(param, params.sigma, number_text(params.sigma));
+        break;
+      case Param::iterations:
+      case Param::window:
+      case Param::min_contrast: {
+        const int value = param == Param::iterations ? params.iterations
+                          : param == Param::window   ? params.window
+                                                     : params.min_contrast;
+        (void)checked_number(param, value, std::to_string(value));
+        break;
+      }
+      case Param::se:
+        if (params.se.width < info.min || params.se.height < info.min ||
+            params.se.width > info.max || params.se.height > info.max) {
+          bad_value(param, to_string(params.se));
+        }
+        break;
+      default:  // border, sobel_output and the flags hold only valid values
+        break;
+    }
+  }
+}
+
+std::string chain_name(const OpChain& chain) {
+  std::string name;
+  for (const OpStep& step : chain) name += (name.empty() ? "" : ",") + std::string(op_name(step.op));
+  return name;
+}
+
+void validate_chain(const OpChain& chain) {
+  if (chain.empty()) throw UsageError("no op to run");
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    if (op_info(chain[i].op).traits.histogram_result && i + 1 != chain.size()) {
+      throw UsageError("histogram can only be the last op of a chain (its result is no image)");
+    }
+    validate_params(chain[i].op, chain[i].params);
+  }
+}
+
+ImageShape result_shape(Op op, ImageShape input) {
+  const OpTraits& traits = op_info(op).traits;
+  ImageShape out = input;
+  if (traits.gray_result) out.channels = 1;
+  if (traits.halves_size) {
+    out.width = pool_extent(input.width);
+    out.height = pool_extent(input.height);
+  }
+  return out;
 }
 
 }  // namespace parfilter

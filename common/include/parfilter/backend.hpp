@@ -33,6 +33,9 @@ struct StageTimes {
   std::optional<double> build_ms;
 };
 
+/// Adds `step`'s stage times to `total` (a chain's steps, a batch's images).
+void add_stage_times(StageTimes& total, const StageTimes& step);
+
 /// Options a backend takes when it is created.
 struct BackendOptions {
   int threads = 0;       ///< CPU worker threads; 0 = every hardware thread
@@ -86,17 +89,28 @@ class Backend {
   virtual OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                        StageTimes* times = nullptr) = 0;
 
+  /// Whether BackendOptions::threads means something to this backend (its compute threads,
+  /// or its batches' codec threads); parfilter-serial runs on one thread.
+  [[nodiscard]] virtual bool takes_threads() const { return true; }
+  /// Whether it chooses among devices (BackendOptions::platform and device).
+  [[nodiscard]] virtual bool takes_device() const { return false; }
   /// Whether run() computes on the host's cores (CPU backends), not on a device.
   [[nodiscard]] virtual bool computes_on_host() const { return true; }
   /// Where inputs and outputs should live for the fastest transfers (a device backend's pool
   /// of page-locked buffers), or null for ordinary heap memory.
   [[nodiscard]] virtual std::shared_ptr<SampleAllocator> host_allocator() { return nullptr; }
 
-  /// Runs `op` on every input callbacks.next gives, handing each result to callbacks.done (or
-  /// its failure to callbacks.failed) in input order. The default runs them one after another
-  /// through run(); a device backend may overlap one input's upload with the kernels and
-  /// downloads of the inputs before it.
-  virtual void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks);
+  /// Runs the chain's ops in order on `input`, each on the previous one's result, and returns
+  /// the last one's output; `times` sums the steps' stages. The default calls run() per step;
+  /// a device backend keeps the intermediate images on the device (one upload, one download).
+  virtual OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
+                             StageTimes* times = nullptr);
+
+  /// Runs the chain on every input callbacks.next gives, handing each result to
+  /// callbacks.done (or its failure to callbacks.failed) in input order. The default runs them
+  /// one after another through run_chain(); a device backend may overlap one input's upload
+  /// with the kernels and downloads of the inputs before it.
+  virtual void run_batch(const OpChain& chain, const BatchCallbacks& callbacks);
 };
 
 using BackendFactory = std::unique_ptr<Backend> (*)(const BackendOptions&);
@@ -121,5 +135,8 @@ struct BackendInfo {
 /// name throws UsageError listing the valid ones.
 [[nodiscard]] std::string resolve_variant(const Backend& backend, Op op,
                                           const std::string& requested);
+
+/// The chain validated, each step's variant resolved for `backend`; throws UsageError.
+[[nodiscard]] OpChain resolve_chain(const Backend& backend, OpChain chain);
 
 }  // namespace parfilter

@@ -59,9 +59,8 @@ class JobRunner {
   /// Whether the jobs are a batch (--out-dir), whose directory create_out_dir makes.
   [[nodiscard]] virtual bool batch() const = 0;
   [[nodiscard]] virtual Backend& backend() const = 0;
-  [[nodiscard]] virtual Op op() const = 0;
-  /// The op's parameters, the variant resolved.
-  [[nodiscard]] virtual const OpParams& params() const = 0;
+  /// The ops to run (one, or a chain), each step's variant resolved.
+  [[nodiscard]] virtual const OpChain& chain() const = 0;
   /// The options the backend was made with, for a driver that makes another one.
   [[nodiscard]] virtual const BackendOptions& backend_options() const = 0;
 

@@ -42,8 +42,9 @@ class RowScheduler {
                                   const OpParams& params);
 
 /// A Backend over a scheduler: what serial, pthread and OpenMP each register.
+/// `takes_threads`: whether BackendOptions::threads sets its worker count (not so for serial).
 [[nodiscard]] std::unique_ptr<Backend> make_cpu_backend(std::string name,
                                                         std::unique_ptr<RowScheduler> scheduler,
-                                                        int threads);
+                                                        int threads, bool takes_threads = true);
 
 }  // namespace parfilter

@@ -95,10 +95,6 @@ using HistogramCount = std::function<void(RowRange rows, HistogramBins& hist)>;
 void add_histogram(HistogramBins& into, const HistogramBins& from);
 
 // Pooling ----------------------------------------------------------------------------------
-inline constexpr int kPoolStride = 2;
-
-/// The 2x2 pool's output size for an input extent: ceil(n / 2).
-[[nodiscard]] constexpr int pool_extent(int n) { return (n + kPoolStride - 1) / kPoolStride; }
 
 /// The input rows under output rows `rows` of the pool of an image `height` tall.
 [[nodiscard]] constexpr RowRange pool_input_rows(RowRange rows, int height) {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,11 +90,114 @@ struct OpParams {
   int min_contrast = 15;  ///< segment --adaptive
 };
 
-/// Checks the parameters an op reads; throws parfilter::UsageError naming the bad one.
+// ---- the op table: each op and each parameter declared once ----------------------------------
+// The command line's options, their validation, --help, --list, the tests' parameter sets and
+// the benchmarks' matrix all come from these two tables (common/src/op_set.cpp).
+
+/// A parameter some ops read. Each is one command-line option.
+enum class Param : std::uint8_t {
+  border,
+  sigma,
+  sobel_output,
+  per_channel,
+  se,
+  iterations,
+  adaptive,
+  window,
+  min_contrast,
+};
+
+inline constexpr std::size_t kParamCount = static_cast<std::size_t>(Param::min_contrast) + 1;
+
+enum class ParamKind : std::uint8_t {
+  flag,     ///< present or not
+  integer,  ///< within [min, max]
+  real,     ///< within (min, max]
+  word,     ///< text in a small grammar (choices says which)
+};
+
+struct ParamInfo {
+  Param param;
+  std::string_view option;      ///< "--sigma"
+  std::string_view value_name;  ///< "S"; empty for a flag
+  std::string_view help;
+  ParamKind kind;
+  double min = 0.0;  ///< integer and real: the range
+  double max = 0.0;
+  std::string_view choices;  ///< word: the grammar, as --help shows it
+  /// Values the tests and benchmarks try besides the default, as the command line spells them.
+  std::span<const std::string_view> samples;
+  /// The flag this one needs (window and min_contrast need adaptive).
+  std::optional<Param> needs;
+};
+
+/// What an op's result is, for the code that handles results generically.
+struct OpTraits {
+  bool morphology = false;      ///< erode, dilate, open, close: --se and --iterations
+  bool gray_result = false;     ///< one channel whatever the input's
+  bool halves_size = false;     ///< pool: ceil(W/2) x ceil(H/2)
+  bool histogram_result = false;
+  bool threshold_result = false;  ///< also gives the global threshold (--print-threshold)
+};
+
+struct OpInfo {
+  Op op;
+  std::string_view name;
+  std::string_view summary;
+  std::span<const Param> params;  ///< the parameters it reads
+  OpTraits traits;
+};
+
+[[nodiscard]] std::span<const OpInfo> op_table();
+[[nodiscard]] const OpInfo& op_info(Op op);
+[[nodiscard]] std::span<const ParamInfo> param_table();
+[[nodiscard]] const ParamInfo& param_info(Param param);
+/// Whether `op` reads `param`.
+[[nodiscard]] bool reads(Op op, Param param);
+
+/// The ops that read `param`, as "a, b and c".
+[[nodiscard]] std::string ops_reading(Param param);
+
+/// Sets `param` in `params` from its command-line text (a flag from "true"/"false"); throws
+/// UsageError naming the option and what it accepts.
+void set_param(Param param, std::string_view text, OpParams& params);
+/// The value of `param` in `params`, spelled as the command line takes it.
+[[nodiscard]] std::string param_text(Param param, const OpParams& params);
+
+/// Checks every parameter `op` reads against its range; throws UsageError naming the bad one.
 void validate_params(Op op, const OpParams& params);
+
+/// The size and channels of `op`'s image result for an input of this size and channels.
+struct ImageShape {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+};
+[[nodiscard]] ImageShape result_shape(Op op, ImageShape input);
+
+/// pool's window and stride.
+inline constexpr int kPoolStride = 2;
+/// ceil(n / 2): pool's output extent for an input extent n.
+[[nodiscard]] constexpr int pool_extent(int n) { return (n + kPoolStride - 1) / kPoolStride; }
 
 inline constexpr int kHistogramBins = 256;
 using HistogramBins = std::array<std::uint64_t, kHistogramBins>;
+
+/// One step of a chain of ops: the op and its own parameters (variant included).
+struct OpStep {
+  Op op = Op::gray;
+  OpParams params;
+};
+
+/// Ops run in order, each on the previous one's image ("gray,gaussian,sobel"). Only the last
+/// step may be histogram (its result is no image). One op is a chain of one step.
+using OpChain = std::vector<OpStep>;
+
+/// The chain's ops joined by commas.
+[[nodiscard]] std::string chain_name(const OpChain& chain);
+/// Checks the chain's shape (not empty, histogram only last) and every step's parameters;
+/// throws UsageError.
+void validate_chain(const OpChain& chain);
 
 /// What an op produces. Every op but histogram fills `image`; histogram fills `histogram`
 /// (one entry for gray, or one per channel with --per-channel); otsu and segment also give

@@ -64,10 +64,10 @@ struct PipelineOptions {
 /// computing or encoding): one per worker and two more, whatever the batch's length.
 [[nodiscard]] std::size_t images_in_flight(int threads);
 
-/// Runs every job through load, backend.run_batch and save, and returns when each has
+/// Runs every job through load, backend.run_batch (the chain) and save, and returns when each has
 /// finished. A job's failure is its outcome; the others go on. Throws only what next_job
 /// throws, after the jobs already started have finished.
-void run_batch_pipeline(Backend& backend, Op op, const OpParams& params, BatchJobs& jobs,
+void run_batch_pipeline(Backend& backend, const OpChain& chain, BatchJobs& jobs,
                         const PipelineOptions& options);
 
 }  // namespace parfilter
