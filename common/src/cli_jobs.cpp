@@ -226,13 +226,68 @@ std::vector<StageTime> job_stage_times(double load_ms, const StageTimes& compute
   return stages;
 }
 
+namespace {
+
+/// `text` as a JSON string literal.
+std::string json_string(const std::string& text) {
+  std::ostringstream out;
+  out << '"';
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out << '\\' << c;
+    } else if (byte < 0x20) {
+      out << "\\u" << std::hex << std::setw(4) << std::setfill('0') << static_cast<int>(byte)
+          << std::dec << std::setfill(' ');
+    } else {
+      out << c;
+    }
+  }
+  out << '"';
+  return out.str();
+}
+
+/// One JSON object per job on stdout: what --timing, --print-threshold and a histogram give.
+ReportLine json_report(const Session& s, const Job& job, const OpOutput& output,
+                       const std::vector<StageTime>& stages) {
+  std::ostringstream out;
+  out << "{\"input\": " << json_string(job.input.string())
+      << ", \"output\": " << json_string(job.output.string())
+      << ", \"ops\": " << json_string(chain_name(s.chain));
+  if (s.args.print_threshold && output.threshold) out << ", \"threshold\": " << *output.threshold;
+  if (!output.histogram.empty()) {
+    out << ", \"histogram\": [";
+    for (std::size_t h = 0; h < output.histogram.size(); ++h) {
+      out << (h == 0 ? "[" : ", [");
+      for (std::size_t bin = 0; bin < output.histogram[h].size(); ++bin) {
+        out << (bin == 0 ? "" : ", ") << output.histogram[h][bin];
+      }
+      out << "]";
+    }
+    out << "]";
+  }
+  if (s.args.timing) {
+    out << ", \"timing_ms\": {" << std::fixed << std::setprecision(3);
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      out << (i == 0 ? "" : ", ") << json_string(stages[i].name) << ": " << stages[i].ms;
+    }
+    out << "}";
+    if (s.args.repeat > 1) out << ", \"runs\": " << s.args.repeat;
+  }
+  out << "}";
+  return {true, out.str()};
+}
+
+}  // namespace
+
 std::vector<ReportLine> job_report(const Session& s, const Job& job, const OpOutput& output,
                                    const std::vector<StageTime>& stages) {
+  if (s.args.print_threshold && !output.threshold) {
+    throw RuntimeError(job.input.string() + ": the backend reported no threshold");
+  }
+  if (s.args.json) return {json_report(s, job, output, stages)};
   std::vector<ReportLine> lines;
   if (s.args.print_threshold) {
-    if (!output.threshold) {
-      throw RuntimeError(job.input.string() + ": the backend reported no threshold");
-    }
     const std::string threshold = std::to_string(*output.threshold);
     lines.push_back({true, s.batch ? job.input.string() + ": " + threshold : threshold});
   }

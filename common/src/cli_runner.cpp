@@ -110,7 +110,7 @@ class SessionRunner final : public JobRunner {
   class BatchOfJobs final : public BatchJobs {
    public:
     BatchOfJobs(const SessionRunner& runner, const Session& session, const std::vector<Job>& jobs)
-        : runner_(runner), s_(session), jobs_(jobs), thresholds_(jobs.size()) {}
+        : runner_(runner), s_(session), jobs_(jobs), reported_(jobs.size()) {}
 
     std::optional<std::size_t> next_job() override {
       if (next_ >= jobs_.size()) return std::nullopt;
@@ -121,7 +121,8 @@ class SessionRunner final : public JobRunner {
     }
     void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
       save_job_output(s_, jobs_[job], output, &context);
-      thresholds_[job] = output.threshold;
+      reported_[job].threshold = output.threshold;
+      if (s_.args.json) reported_[job].histogram = output.histogram;
     }
     void finished(std::size_t job, const JobOutcome& outcome) override {
       runner_.progress(job, jobs_.size(), jobs_[job].input);
@@ -134,11 +135,9 @@ class SessionRunner final : public JobRunner {
         ++failures_;
         return;
       }
-      OpOutput reported;
-      reported.threshold = thresholds_[job];
       try {
         runner_.print(runner_.report(
-            jobs_[job], reported,
+            jobs_[job], reported_[job],
             runner_.stage_times(outcome.load_ms, outcome.compute, outcome.save_ms)));
       } catch (...) {
         runner_.error(failure_message(std::current_exception()));
@@ -152,7 +151,9 @@ class SessionRunner final : public JobRunner {
     const SessionRunner& runner_;
     const Session& s_;
     const std::vector<Job>& jobs_;
-    std::vector<std::optional<int>> thresholds_;  // each written by its own job's save
+    /// What each job's report needs of its output (threshold, histogram for --json), each
+    /// written by its own job's save; the images are gone by then.
+    std::vector<OpOutput> reported_;
     std::size_t next_ = 0;
     int exit_code_ = kExitSuccess;
     std::size_t failures_ = 0;
