@@ -90,6 +90,7 @@ struct Pending {
   double staging_ms = 0.0;
   bool downloading = false;
   Image output;  ///< pinned; the download's target
+  Image input;   ///< a batch's input, kept while its upload may still read it
 };
 
 class CudaBackend final : public Backend {
@@ -134,9 +135,15 @@ class CudaBackend final : public Backend {
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
-    const OpParams resolved = resolve(op, params);
+    return run_chain(OpChain{{op, params}}, input, times);
+  }
+
+  /// The whole chain on the device: one upload, every step's kernels, one download.
+  OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
+                     StageTimes* times) override {
+    const OpChain resolved = resolve(chain);
     Workspace& ws = workspace(0);
-    Pending pending = start(ws, op, resolved, input);
+    Pending pending = start(ws, resolved, input);
     return finish(ws, pending, times);
   }
 
@@ -144,8 +151,8 @@ class CudaBackend final : public Backend {
   [[nodiscard]] bool takes_device() const override { return true; }
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override { return pinned_; }
 
-  void run_batch(Op op, const OpParams& params, const BatchCallbacks& callbacks) override {
-    const OpParams resolved = resolve(op, params);
+  void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
+    const OpChain resolved = resolve(chain);
     struct Slot {
       std::size_t index = 0;
       std::optional<Pending> pending;
@@ -172,7 +179,9 @@ class CudaBackend final : public Backend {
       retire(s);  // the oldest image in flight, so results arrive in input order
       try {
         slots[s].index = input->index;
-        slots[s].pending = start(workspace(s), op, resolved, input->image.view());
+        slots[s].pending = start(workspace(s), resolved, input->image.view());
+        // The upload may still read the input: it lives until the slot retires.
+        slots[s].pending->input = std::move(input->image);
       } catch (...) {
         callbacks.failed(input->index, std::current_exception());
       }
@@ -181,10 +190,8 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  OpParams resolve(Op op, const OpParams& params) {
-    validate_params(op, params);
-    OpParams resolved = params;
-    resolved.variant = resolve_variant(*this, op, params.variant);
+  OpChain resolve(const OpChain& chain) {
+    OpChain resolved = resolve_chain(*this, chain);
     ensure_device();
     return resolved;
   }
@@ -225,8 +232,9 @@ class CudaBackend final : public Backend {
     return *workspaces_[i];
   }
 
-  /// Stages the input in pinned memory and enqueues its upload, the op and the download.
-  Pending start(Workspace& ws, Op op, const OpParams& params, const ConstImageView& input) {
+  /// Enqueues the input's upload (staged through pinned memory unless it is pinned already),
+  /// every step of the chain and the download.
+  Pending start(Workspace& ws, const OpChain& chain, const ConstImageView& input) {
     if (input.rows() != RowRange{0, input.height()}) {
       throw std::invalid_argument("the CUDA backend needs a view of every row of the image");
     }
@@ -260,7 +268,12 @@ class CudaBackend final : public Backend {
                                  cudaMemcpyHostToDevice, stream));
     ws.upload_stop.record(stream);
     ws.kernel_start.record(stream);
-    pending.result = cuda::enqueue_op(ws, op, params, in);
+    DeviceImage current = in;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      pending.result = cuda::enqueue_op(ws, chain[i].op, chain[i].params, current);
+      // The next step reads this one's image where every step reads its input: ws.input.
+      if (i + 1 < chain.size()) current = cuda::adopt_as_input(ws, pending.result.image);
+    }
     ws.kernel_stop.record(stream);
     const DeviceImage& out = pending.result.image;
     if (out.data != nullptr) {

@@ -274,6 +274,17 @@ DeviceResult enqueue_op(Workspace& ws, Op op, const OpParams& params, const Devi
   }
 }
 
+DeviceImage adopt_as_input(Workspace& ws, const DeviceImage& image) {
+  if (image.data == ws.input.get()) return image;
+  for (DeviceBuffer* buffer : {&ws.output, &ws.scratch, &ws.spare, &ws.gray}) {
+    if (image.data == buffer->get()) {
+      std::swap(ws.input, *buffer);
+      return image;
+    }
+  }
+  throw std::logic_error("adopt_as_input: a step's result outside the workspace's images");
+}
+
 std::vector<MorphRect> morphology_rects(const SeSpec& spec) {
   const StructuringElement se = make_structuring_element(spec);
   std::vector<MorphRect> rects;

@@ -58,6 +58,10 @@ struct DeviceResult {
 [[nodiscard]] DeviceResult enqueue_op(Workspace& ws, Op op, const OpParams& params,
                                       const DeviceImage& in);
 
+/// Makes `image` (a step's result in one of ws's buffers) the next step's input: its buffer
+/// and ws.input trade places, so it stays where it is and ws.input holds it.
+[[nodiscard]] DeviceImage adopt_as_input(Workspace& ws, const DeviceImage& image);
+
 /// The structuring element as rectangles relative to its anchor (their union is the element;
 /// each lies inside it), and as one span per row for the naive kernel.
 [[nodiscard]] std::vector<MorphRect> morphology_rects(const SeSpec& spec);
