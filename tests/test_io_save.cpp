@@ -241,11 +241,11 @@ struct Shape {
 };
 
 // Bands hold 512 KiB of filtered bytes (a row and its filter byte each): the last four shapes
-// take several bands, the very last a single row over a band's size per band.
+// take three bands, the last of a few rows, or (the very last) a row over a band's size each.
 const std::vector<Shape> kPngShapes{
     {1, 1, 1, 1},       {1, 1, 3, 1},      {1, 1, 4, 1},      {1, 17, 1, 1},    {1, 17, 4, 1},
     {17, 1, 3, 1},      {17, 1, 4, 1},     {37, 5, 1, 1},     {37, 5, 3, 1},    {3, 7, 4, 1},
-    {1001, 1200, 1, 3}, {333, 1100, 3, 3}, {257, 1100, 4, 3}, {530000, 3, 1, 3}};
+    {1001, 1050, 1, 3}, {333, 1050, 3, 3}, {257, 1020, 4, 3}, {530000, 3, 1, 3}};
 
 class PngLevel : public ::testing::TestWithParam<int> {
  protected:
@@ -263,7 +263,7 @@ TEST_P(PngLevel, EveryShapeDecodesToTheSameSamplesOnBothDecoders) {
                  std::to_string(shape.channels));
     const Image image = banded_test_image(shape.width, shape.height, shape.channels);
     const Bytes png = test::encode_with(CodecPath::fast, image, ImageFormat::png, options);
-    EXPECT_GT(idat_chunks(png), shape.min_bands);
+    EXPECT_GE(idat_chunks(png), shape.min_bands + 1);  // a chunk per band, and the trailer
     EXPECT_TRUE(test::same_image(image, test::decode_with(CodecPath::fast, png)));
     EXPECT_TRUE(test::same_image(image, test::decode_with(CodecPath::stb, png)));
   }
@@ -272,7 +272,7 @@ TEST_P(PngLevel, EveryShapeDecodesToTheSameSamplesOnBothDecoders) {
 // Bands have a fixed size and are compressed independently: the file is the same whether one
 // thread or four compress them.
 TEST_P(PngLevel, BytesDoNotDependOnTheThreadCount) {
-  const Image image = banded_test_image(333, 1700, 3);  // 4 bands
+  const Image image = banded_test_image(333, 1600, 3);  // 4 bands
   SaveOptions options;
   options.png_level = GetParam();
   const Bytes calling_thread = test::encode_with(CodecPath::fast, image, ImageFormat::png, options);
