@@ -341,9 +341,10 @@ TEST_F(CliTest, OutputPathProblems) {
   fs::create_directory(work_ / "dir.png");
   expect_bad(run({"gray", input.string(), (work_ / "dir.png").string()}), "dir.png",
              {"is a directory"});
-  // A place nobody may create files in (even root): a runtime failure, exit 1, one line.
+  // A place nobody may create files in (even root): found before the load by creating a file
+  // there (check_output_directory), a bad output argument: exit 2, one line.
   const RunResult r = run({"gray", input.string(), "/proc/parfilter-test.png"});
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, kExitBad) << r.err;
   EXPECT_EQ(count_lines(r.err), 1U) << r.err;
   EXPECT_NE(r.err.find("/proc"), std::string::npos) << r.err;
 }

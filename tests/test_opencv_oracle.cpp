@@ -1,17 +1,21 @@
 // The reference against OpenCV 4.6, an independent oracle: exact agreement on the data/
 // images for gray, Sobel, sharpen, the sigma-1.5 Gaussian, equalization, morphology and
-// Otsu's threshold, under every border mode. Our images are RGB(A); OpenCV is told so.
+// Otsu's threshold, under every border mode. Our images are RGB(A); OpenCV is told so. Also
+// the loader's EXIF orientation against cv::imread's.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
 
 #include "parfilter/filter_math.hpp"
+#include "parfilter/image_io.hpp"
 #include "parfilter/reference.hpp"
+#include "support/image_files.hpp"
 #include "support/test_images.hpp"
 
 namespace parfilter {
@@ -347,6 +351,25 @@ TEST(OracleMath, GrayAndYCrCbOnEveryTriple) {
       ASSERT_EQ(ours_rgb[1], back[3 * x + 1]);
       ASSERT_EQ(ours_rgb[2], back[3 * x + 2]);
     }
+  }
+}
+
+// cv::imread turns a JPEG upright by its EXIF orientation too: the same pixels as load_image
+// (both decode with libjpeg-turbo) for every orientation, on a JPEG written by parfilter.
+TEST(OracleIo, ExifOrientationMatchesImread) {
+  constexpr int kOrientations = 8;
+  test::TempDir dir;
+  const auto jpeg = encode_image(test::synthetic_image(37, 21, 3, 4).view(), ImageFormat::jpeg,
+                                 SaveOptions{}, "exif.jpg");
+  for (int orientation = 1; orientation <= kOrientations; ++orientation) {
+    SCOPED_TRACE("orientation " + std::to_string(orientation));
+    const auto path = dir / ("exif" + std::to_string(orientation) + ".jpg");
+    test::files::write_bytes(path, test::files::with_exif_orientation(jpeg, orientation));
+    cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
+    ASSERT_FALSE(bgr.empty());
+    cv::Mat rgb;
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    EXPECT_TRUE(same_image(from_mat(rgb), load_image(path)));
   }
 }
 

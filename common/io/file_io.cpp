@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <span>
+#include <system_error>
 
 #include "codecs.hpp"
 #include "parfilter/error.hpp"
@@ -58,7 +59,8 @@ void check_file_size(const std::string& name, std::uint64_t size, std::uint64_t 
 std::vector<std::uint8_t> read_file_bounded(const std::filesystem::path& path,
                                             std::uint64_t max_image_bytes) {
   const std::string name = path.string();
-  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: opening a FIFO with no writer would block forever; it is refused below.
+  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (file.fd < 0) fail(name, "cannot open: " + system_error_text(errno));
   struct stat info {};
   if (::fstat(file.fd, &info) != 0) fail(name, "cannot stat: " + system_error_text(errno));
@@ -149,6 +151,22 @@ TemporaryFile create_temporary(const std::filesystem::path& path) {
   return {pattern, fd};
 }
 
+/// `dir` or its nearest ancestor that exists; empty when none does. InputError when one cannot
+/// be examined (a directory on the way without search permission).
+std::filesystem::path nearest_existing(const std::filesystem::path& dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  for (fs::path at = dir;; at = at.parent_path()) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(at, ec);
+    if (fs::exists(status)) return at;
+    // ENOENT and ENOTDIR give not_found; any other failure leaves the type unknown.
+    if (status.type() != fs::file_type::not_found) {
+      throw InputError(name + ": cannot access '" + at.string() + "': " + ec.message());
+    }
+    if (!at.has_parent_path() || at.parent_path() == at) return {};
+  }
+}
+
 }  // namespace
 
 void check_output_path(const std::filesystem::path& path) {
@@ -161,11 +179,13 @@ void check_output_directory(const std::filesystem::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(path.string() + ": is a directory");
   const fs::path dir = directory_of(path);
-  if (!fs::exists(dir, ec)) {
-    throw InputError(path.string() + ": directory '" + dir.string() + "' does not exist");
+  // The nearest ancestor that exists tells a regular file in the way from a missing directory.
+  const fs::path existing = nearest_existing(dir, path.string());
+  if (!existing.empty() && !fs::is_directory(existing, ec)) {
+    throw InputError(path.string() + ": '" + existing.string() + "' is not a directory");
   }
-  if (!fs::is_directory(dir, ec)) {
-    throw InputError(path.string() + ": '" + dir.string() + "' is not a directory");
+  if (existing != dir) {
+    throw InputError(path.string() + ": directory '" + dir.string() + "' does not exist");
   }
   // access() says yes to root even where creating a file fails (a read-only mount, a
   // directory such as /proc): a temporary file created and removed again tells the truth.

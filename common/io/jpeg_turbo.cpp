@@ -100,7 +100,12 @@ class JpegDecoder {
   /// Reads the header, checks the size and starts decompressing; false (with message())
   /// when libjpeg failed, InputError for the size limit.
   bool start(const std::string& name) {
-    if (setjmp(errors_.jump) != 0) return false;
+    if (setjmp(errors_.jump) != 0) {
+      // libjpeg refuses a side over JPEG_MAX_DIMENSION before the size limit could be checked:
+      // the frame header is read by then, so the limit is still reported first.
+      if (info_.err->msg_code == JERR_IMAGE_TOO_BIG) refuse_too_big(name);
+      return false;
+    }
     jpeg_create_decompress(&info_);
     created_ = true;
     info_.progress = &progress_;
@@ -112,6 +117,7 @@ class JpegDecoder {
     info_.out_color_space = gray ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_EXT_RGB;
     const int channels = gray ? 1 : 3;
     check_image_size(name, info_.image_width, info_.image_height, channels, options_.max_bytes);
+    check_scan_volume(name);
     orientation_ = options_.apply_exif_orientation ? find_orientation() : kOrientationUpright;
     jpeg_start_decompress(&info_);
     image_ = Image::uninitialized(static_cast<int>(info_.output_width),
@@ -141,6 +147,31 @@ class JpegDecoder {
   Image take_image() { return apply_orientation(std::move(image_), orientation_); }
 
  private:
+  [[noreturn]] void refuse_too_big(const std::string& name) const {
+    const int channels = info_.num_components == 1 ? 1 : 3;
+    check_image_size(name, info_.image_width, info_.image_height, channels, options_.max_bytes);
+    fail(name, "JPEG of " + std::to_string(info_.image_width) + "x" +
+                   std::to_string(info_.image_height) + " is over libjpeg-turbo's maximum of " +
+                   std::to_string(JPEG_MAX_DIMENSION) + " pixels per side");
+  }
+
+  /// Refuses, before the image is allocated, a file whose bytes after the first scan header
+  /// cannot code the frame: every 8x8 block's DC coefficient takes at least a bit (as the stb
+  /// path's check_jpeg_segments bounds it). libjpeg would find out only rows later.
+  void check_scan_volume(const std::string& name) const {
+    constexpr std::uint64_t kBitsPerByte = 8;
+    std::uint64_t blocks = 0;
+    for (int c = 0; c < info_.num_components; ++c) {
+      blocks +=
+          std::uint64_t{info_.comp_info[c].width_in_blocks} * info_.comp_info[c].height_in_blocks;
+    }
+    const std::uint64_t left = info_.src->bytes_in_buffer;
+    if (left * kBitsPerByte >= blocks) return;
+    fail(name, "truncated or corrupt JPEG: " + std::to_string(left) +
+                   " bytes of scan data cannot code its " + std::to_string(info_.image_width) +
+                   "x" + std::to_string(info_.image_height) + " frame");
+  }
+
   int find_orientation() const {
     for (jpeg_saved_marker_ptr m = info_.marker_list; m != nullptr; m = m->next) {
       if (m->marker == kExifMarker) {
@@ -220,12 +251,19 @@ Image decode_jpeg_turbo(std::span<const std::uint8_t> bytes, const std::string& 
     ok = decoder.read_rows(kCheckpointRows);
     if (ok && options.checkpoint) options.checkpoint();
   }
-  if (!ok) fail(name, std::string("corrupt or truncated JPEG (libjpeg-turbo: ") + decoder.message() + ")");
+  if (!ok) {
+    fail(name, std::string("corrupt or truncated JPEG (libjpeg-turbo: ") + decoder.message() + ")");
+  }
   return decoder.take_image();
 }
 
-std::vector<std::uint8_t> encode_jpeg_turbo(const ConstImageView& image,
-                                            const SaveOptions& options, const std::string& name) {
+std::vector<std::uint8_t> encode_jpeg_turbo(const ConstImageView& image, const SaveOptions& options,
+                                            const std::string& name) {
+  if (image.width() > JPEG_MAX_DIMENSION || image.height() > JPEG_MAX_DIMENSION) {
+    throw RuntimeError(name + ": " + std::to_string(image.width()) + "x" +
+                       std::to_string(image.height()) + " is too large for this format (max " +
+                       std::to_string(JPEG_MAX_DIMENSION) + " per side)");
+  }
   JpegEncoder encoder;
   if (!encoder.run(image, options.jpeg_quality)) {
     throw RuntimeError(name + ": cannot write JPEG: " + encoder.message());

@@ -87,8 +87,39 @@ int exif_orientation(std::span<const std::uint8_t> app1) {
     if (in.u16(entry) != kOrientationTag) continue;
     if (in.u16(entry + 2) != kTypeShort || in.u32(entry + 4) != 1) return kOrientationUpright;
     const int value = in.u16(entry + 8);
-    return value >= kOrientationUpright && value <= kOrientationLast ? value
-                                                                     : kOrientationUpright;
+    return value >= kOrientationUpright && value <= kOrientationLast ? value : kOrientationUpright;
+  }
+  return kOrientationUpright;
+}
+
+int jpeg_exif_orientation(std::span<const std::uint8_t> jpeg) {
+  constexpr std::uint8_t kMarkerPrefix = 0xff;
+  constexpr std::uint8_t kApp1 = 0xe1;
+  constexpr std::uint8_t kStartOfScan = 0xda;
+  constexpr std::uint8_t kEndOfImage = 0xd9;
+  constexpr std::uint8_t kFirstStandalone = 0xd0;  // RST0..RST7, SOI: no length field
+  constexpr std::uint8_t kLastStandalone = 0xd8;
+  constexpr std::uint8_t kTemporary = 0x01;
+  constexpr std::size_t kLengthBytes = 2;
+  std::size_t at = 2;  // after SOI
+  while (at + 1 < jpeg.size() && jpeg[at] == kMarkerPrefix) {
+    const std::uint8_t marker = jpeg[at + 1];
+    at += 2;
+    if (marker == kMarkerPrefix) {  // fill byte
+      --at;
+      continue;
+    }
+    if (marker == kStartOfScan || marker == kEndOfImage) break;
+    if ((marker >= kFirstStandalone && marker <= kLastStandalone) || marker == kTemporary) continue;
+    if (at + kLengthBytes > jpeg.size()) break;
+    const std::size_t length = (std::size_t{jpeg[at]} << 8) | jpeg[at + 1];
+    if (length < kLengthBytes || at + length > jpeg.size()) break;
+    if (marker == kApp1) {
+      const int orientation =
+          exif_orientation(jpeg.subspan(at + kLengthBytes, length - kLengthBytes));
+      if (orientation != kOrientationUpright) return orientation;
+    }
+    at += length;
   }
   return kOrientationUpright;
 }
@@ -98,8 +129,8 @@ Image apply_orientation(Image image, int orientation) {
   const int w = image.width();
   const int h = image.height();
   const int c = image.channels();
-  Image out = swaps_sides(orientation) ? Image::uninitialized(h, w, c)
-                                       : Image::uninitialized(w, h, c);
+  Image out =
+      swaps_sides(orientation) ? Image::uninitialized(h, w, c) : Image::uninitialized(w, h, c);
   for (int y = 0; y < h; ++y) {
     const std::uint8_t* row = image.row(y);
     for (int x = 0; x < w; ++x) {

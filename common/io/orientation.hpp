@@ -18,6 +18,11 @@ inline constexpr int kOrientationLast = 8;
 /// when there is none or the payload is malformed.
 [[nodiscard]] int exif_orientation(std::span<const std::uint8_t> app1);
 
+/// The orientation of a JPEG file: that of its first APP1 segment before the first scan whose
+/// payload gives one other than upright (as libjpeg-turbo's saved markers give it, for the
+/// stb path); kOrientationUpright when there is none.
+[[nodiscard]] int jpeg_exif_orientation(std::span<const std::uint8_t> jpeg);
+
 /// Whether `orientation` swaps width and height (5 to 8: a quarter turn).
 [[nodiscard]] constexpr bool swaps_sides(int orientation) { return orientation >= 5; }
 

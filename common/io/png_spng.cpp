@@ -1,8 +1,8 @@
-// PNG decoding with libspng: it checks every chunk's CRC, the zlib stream and truncation, so no
-// chunk walk of ours runs first. What parfilter adds is the size limit from IHDR before any
-// pixel buffer exists, limits on ancillary chunks (metadata cannot exhaust memory), 16-bit
-// gray reduced by its high byte (as libspng reduces 16-bit colour), and a checkpoint every
-// few rows.
+// PNG decoding with libspng: it checks every chunk's CRC and the zlib stream. What parfilter
+// adds is the size limit from IHDR and the chunk walk of the stb path (stb_checks.hpp: every
+// chunk present, enough IDAT data for the pixels) before any pixel buffer exists, limits on
+// ancillary chunks (metadata cannot exhaust memory), 16-bit gray reduced by its high byte (as
+// libspng reduces 16-bit colour), and a checkpoint every few rows.
 #ifdef PARFILTER_HAVE_SPNG
 
 #include <spng.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codecs.hpp"
+#include "stb_checks.hpp"
 
 namespace parfilter::io {
 namespace {
@@ -72,6 +73,14 @@ Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& na
   if (const int error = spng_get_ihdr(ctx.get(), &ihdr)) {
     fail_spng(name, "corrupt or truncated PNG header", error);
   }
+  // The limit from IHDR alone (a tRNS chunk further on may add alpha: checked again below),
+  // then the chunk walk: every chunk in the file, IEND present, enough IDAT data for the
+  // pixels, before an image-sized buffer exists (an interlaced image's is cleared at once).
+  check_image_size(name, ihdr.width, ihdr.height, target_for(ihdr, false).channels,
+                   options.max_bytes);
+  PngInfo info;
+  if (auto cause = parse_png(bytes, info)) fail(name, *cause);
+  if (info.incomplete) fail(name, *info.incomplete);
   spng_trns trns{};
   const int trns_error = spng_get_trns(ctx.get(), &trns);
   if (trns_error != 0 && trns_error != SPNG_ECHUNKAVAIL) {

@@ -1,7 +1,8 @@
-// Internal to stb_codec.cpp: what parfilter reads of a PNG or TGA container before stb_image
-// decodes it. stb reads zeros (or nothing) past the end of a truncated PNG or TGA and decodes
-// it "successfully", so the data must be shown complete first; PNG headers are read here so
-// that the size limit is reported before stb's own smaller cap.
+// Internal to stb_codec.cpp (and png_spng.cpp, which runs the same PNG chunk walk): what
+// parfilter reads of a PNG or TGA container before stb_image decodes it. stb reads zeros (or
+// nothing) past the end of a truncated PNG or TGA and decodes it "successfully", so the data
+// must be shown complete first; PNG headers are read here so that the size limit is reported
+// before stb's own smaller cap.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +23,10 @@ struct PngInfo {
   std::uint64_t width = 0;
   std::uint64_t height = 0;
   int channels = 0;  // as parfilter loads it: gray 1, RGB and palette 3, with alpha 4
+  int samples = 1;   // stored per pixel: 1 to 4 (a palette index is 1)
+  bool palette = false;
+  bool transparency = false;  // a tRNS chunk
+  int bit_depth = 0;
   std::optional<std::string> incomplete;  // why the chunks are cut short or unusable, if so
 };
 
@@ -33,6 +38,37 @@ struct PngInfo {
     if (__builtin_mul_overflow(product, factor, &product)) return UINT64_MAX;
   }
   return product;
+}
+
+/// stb_image 2.27's own limits on a PNG, below parfilter's default limit: IHDR is refused when
+/// width x height x samples exceeds 2^30 (a palette image counting 4 samples, its expansion),
+/// and every buffer is sized in int.
+inline constexpr std::uint64_t kStbPngSampleCap = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kStbPaletteSamples = 4;
+
+/// The samples stb_image's IHDR check counts.
+[[nodiscard]] inline std::uint64_t stb_png_header_samples(const PngInfo& info) {
+  const auto samples = info.palette ? kStbPaletteSamples : static_cast<std::uint64_t>(info.samples);
+  return saturating_product({info.width, info.height, samples});
+}
+
+/// The largest buffer stb_image allocates for a PNG decoded to `channels`: the inflated rows
+/// (a filter byte each), the image at the file's depth (tRNS adds an alpha sample, a palette
+/// expands to RGB or RGBA), and the conversion to `channels` 8-bit samples.
+[[nodiscard]] inline std::uint64_t stb_png_buffer_bytes(const PngInfo& info, int channels) {
+  constexpr int kSixteenBits = 16;
+  constexpr std::uint64_t kBitsPerByte = 8;
+  const std::uint64_t alpha = info.transparency ? 1 : 0;
+  const std::uint64_t out_samples = info.palette ? 3 + alpha : info.samples + alpha;
+  const std::uint64_t sample_bytes = info.bit_depth == kSixteenBits ? 2 : 1;
+  // After check_image_size: sides are at most 2^24, so nothing below overflows.
+  const std::uint64_t plane_row_bytes =
+      (info.width * static_cast<std::uint64_t>(info.bit_depth) + kBitsPerByte - 1) / kBitsPerByte;
+  const std::uint64_t row_bytes = plane_row_bytes * static_cast<std::uint64_t>(info.samples) + 1;
+  return std::max(
+      {saturating_product({info.height, row_bytes}),
+       saturating_product({info.width, info.height, out_samples, sample_bytes}),
+       saturating_product({info.width, info.height, static_cast<std::uint64_t>(channels)})});
 }
 
 /// Deflate codes at most 258 bytes (one length-258 match) in 2 bits (a length code and a
@@ -76,6 +112,10 @@ inline constexpr std::uint64_t kMaxInflateRatio = 1032;
                                     ? kSamplesOfColorType[color_type]
                                     : 1;
   const std::uint64_t bit_depth = std::max<std::uint64_t>(bytes[data + kBitDepthOffset], 1);
+  info.samples = static_cast<int>(samples);
+  constexpr int kColorTypePalette = 3;
+  info.palette = color_type == kColorTypePalette;
+  info.bit_depth = static_cast<int>(bit_depth);
   const std::uint64_t min_pixel_bytes =
       saturating_product({info.width, info.height, samples, bit_depth}) / kBitsPerByte;
   std::uint64_t compressed_bytes = 0;
@@ -98,7 +138,10 @@ inline constexpr std::uint64_t kMaxInflateRatio = 1032;
                         ", the file has " + std::to_string(bytes.size());
       return std::nullopt;
     }
-    if (type == "tRNS" && !has_alpha) info.channels = 4;  // a palette alpha or colour key
+    if (type == "tRNS" && !has_alpha) {
+      info.channels = 4;  // a palette alpha or colour key
+      info.transparency = true;
+    }
     if (type == "IDAT") compressed_bytes += length;
     if (type == "IEND") {
       if (compressed_bytes * kMaxInflateRatio < min_pixel_bytes) {

@@ -2,14 +2,16 @@
 // missing (codecs.hpp's fallback path). stb trusts its input more than the fast libraries do,
 // so each format is checked first: PNG's chunks (stb_checks.hpp), JPEG's segments
 // (stb_jpeg_checks.hpp), TGA's data length and colour map. This file is compiled with
-// wrapping signed arithmetic (-fwrapv, common/CMakeLists.txt): corrupt coefficients that overflow its int arithmetic (the
-// CVE-2022-28041 class) give wrong pixels, never undefined behaviour.
+// wrapping signed arithmetic (-fwrapv, common/CMakeLists.txt): corrupt coefficients that overflow
+// its int arithmetic (the CVE-2022-28041 class) give wrong pixels, never undefined behaviour.
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "codecs.hpp"
+#include "orientation.hpp"
 #include "parfilter/error.hpp"
 #include "stb_checks.hpp"
 #include "stb_jpeg_checks.hpp"
@@ -54,8 +56,9 @@ constexpr std::size_t kTgaMapOrigin = 3;
 constexpr std::size_t kTgaMapLength = 5;
 constexpr std::size_t kTgaMapEntryBits = 7;
 constexpr std::uint32_t kMaxTgaMapEntries = 0xffff;
-constexpr int kMaxJpegOrTgaDimension = 65535;  // 16-bit size fields
+constexpr int kMaxJpegOrTgaDimension = 65535;            // 16-bit size fields
 constexpr std::size_t kMaxEncodableBytes = INT_MAX / 2;  // stb_image_write sizes in int
+constexpr std::uint64_t kStbBufferCap = INT_MAX;         // stb_image sizes its buffers in int
 
 using StbPixels = std::unique_ptr<stbi_uc, decltype(&stbi_image_free)>;
 
@@ -64,27 +67,42 @@ std::string stb_reason() {
   return reason != nullptr ? reason : "unknown error";
 }
 
-/// stb 2.27 skips a colour map's origin as if it were bytes before the map and then indexes
-/// the map from 0. A copy whose map starts at entry 0 (the entries below the origin black)
-/// decodes right. Returns an empty vector when the file needs no change.
+/// stb 2.27 skips a colour map's origin (its first entry index) as if it were bytes before the
+/// map, and then indexes the map from 0: wrong colours, and reads past the end of a file the
+/// completeness check (check_tga_data, which counts the map from the header) passed. A copy
+/// whose map starts at entry 0 (the entries below the origin black) decodes right. Returns an
+/// empty vector when the file needs no change; runs after stb's probe accepted the header.
 std::vector<std::uint8_t> tga_with_map_from_zero(std::span<const std::uint8_t> bytes,
                                                  const std::string& name) {
   if (bytes.size() < kTgaHeaderSize || bytes[1] == 0) return {};
-  const auto u16 = [&](std::size_t at) { return std::uint32_t{bytes[at]} | (std::uint32_t{bytes[at + 1]} << 8); };
+  const auto u16 = [&](std::size_t at) {
+    return std::uint32_t{bytes[at]} | (std::uint32_t{bytes[at + 1]} << 8);
+  };
   const std::uint32_t origin = u16(kTgaMapOrigin);
-  if (origin == 0) return {};
   const std::uint32_t length = u16(kTgaMapLength);
+  if (origin == 0 || length == 0) return {};  // stb refuses an empty map itself
   if (origin + length > kMaxTgaMapEntries) fail(name, "TGA colour map runs past entry 65535");
   const std::size_t entry_bytes = (bytes[kTgaMapEntryBits] + 7u) / 8;
   const std::size_t map_at = kTgaHeaderSize + bytes[0];  // after the image id
-  std::vector<std::uint8_t> copy(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(std::min(map_at, bytes.size())));
+  std::vector<std::uint8_t> copy(
+      bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(std::min(map_at, bytes.size())));
   copy[kTgaMapOrigin] = 0;
   copy[kTgaMapOrigin + 1] = 0;
   copy[kTgaMapLength] = static_cast<std::uint8_t>(origin + length);
   copy[kTgaMapLength + 1] = static_cast<std::uint8_t>((origin + length) >> 8);
   copy.resize(copy.size() + origin * entry_bytes, 0);
-  if (map_at < bytes.size()) copy.insert(copy.end(), bytes.begin() + static_cast<std::ptrdiff_t>(map_at), bytes.end());
+  if (map_at < bytes.size())
+    copy.insert(copy.end(), bytes.begin() + static_cast<std::ptrdiff_t>(map_at), bytes.end());
   return copy;
+}
+
+/// Refuses, naming stb's own limit, an image that parfilter's limit admits but stb cannot
+/// decode: `needed` (bytes or samples, as stb counts them) over `cap`.
+void check_stb_limit(const std::string& name, const std::string& format, std::uint64_t needed,
+                     std::uint64_t cap) {
+  if (needed <= cap) return;
+  fail(name, "stb_image (the fallback decoder) cannot decode " + format + " images over " +
+                 std::to_string(cap) + " bytes (this one needs " + std::to_string(needed) + ")");
 }
 
 Image copy_pixels(const stbi_uc* pixels, int width, int height, int channels) {
@@ -98,10 +116,10 @@ Image decode_checked(std::span<const std::uint8_t> bytes, const std::string& nam
   int decoded_width = 0;
   int decoded_height = 0;
   int file_channels = 0;
-  const StbPixels pixels(stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()),
-                                               &decoded_width, &decoded_height, &file_channels,
-                                               channels),
-                         &stbi_image_free);
+  const StbPixels pixels(
+      stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &decoded_width,
+                            &decoded_height, &file_channels, channels),
+      &stbi_image_free);
   const std::string format = container.empty() ? "TGA" : container;
   if (!pixels) fail(name, "corrupt or truncated " + format + " (stb_image: " + stb_reason() + ")");
   if (decoded_width != width || decoded_height != height) {
@@ -130,6 +148,8 @@ Image decode_with_stb(std::span<const std::uint8_t> bytes, const std::string& na
     if (auto cause = parse_png(bytes, info)) fail(name, *cause);
     check_image_size(name, static_cast<std::int64_t>(info.width),
                      static_cast<std::int64_t>(info.height), info.channels, options.max_bytes);
+    check_stb_limit(name, "PNG", stb_png_header_samples(info), kStbPngSampleCap);
+    check_stb_limit(name, "PNG", stb_png_buffer_bytes(info, info.channels), kStbBufferCap);
     if (info.incomplete) fail(name, *info.incomplete);
     return decode_checked(bytes, name, container, static_cast<int>(info.width),
                           static_cast<int>(info.height), info.channels);
@@ -137,17 +157,15 @@ Image decode_with_stb(std::span<const std::uint8_t> bytes, const std::string& na
   JpegCheck jpeg;
   if (container == "JPEG") jpeg = check_jpeg_segments(bytes);
   if (jpeg.corrupt) fail(name, *jpeg.corrupt);
-  const std::vector<std::uint8_t> tga_copy =
-      container.empty() ? tga_with_map_from_zero(bytes, name) : std::vector<std::uint8_t>{};
-  const std::span<const std::uint8_t> input = tga_copy.empty() ? bytes : tga_copy;
   int width = 0;
   int height = 0;
   int file_channels = 0;
-  if (stbi_info_from_memory(input.data(), static_cast<int>(input.size()), &width, &height,
+  if (stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &width, &height,
                             &file_channels) == 0) {
     if (container.empty()) {
-      fail(name, "not a recognized image file (wrong magic; parfilter reads BMP, PNG, JPEG, "
-                 "TGA and PNM)");
+      fail(name,
+           "not a recognized image file (wrong magic; parfilter reads BMP, PNG, JPEG, "
+           "TGA and PNM)");
     }
     fail(name, "corrupt " + container + " header (stb_image: " + stb_reason() + ")");
   }
@@ -157,10 +175,24 @@ Image decode_with_stb(std::span<const std::uint8_t> bytes, const std::string& na
     fail(name, "unsupported channel count " + std::to_string(file_channels));
   }
   check_image_size(name, width, height, channels, options.max_bytes);
+  // stb's largest buffer: a JPEG's from its frame; a TGA's is the image at the file's channels,
+  // then converted to `channels`.
+  const auto pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  const std::uint64_t stb_bytes =
+      container == "JPEG" ? jpeg.stb_buffer_bytes
+                          : pixels * static_cast<std::uint64_t>(std::max(file_channels, channels));
+  check_stb_limit(name, container.empty() ? "TGA" : container, stb_bytes, kStbBufferCap);
   // stb reads zeros past the end of a truncated JPEG or TGA.
   const auto incomplete = container == "JPEG" ? jpeg.undecodable : check_tga_data(bytes);
   if (incomplete) fail(name, *incomplete);
-  return decode_checked(input, name, container, width, height, channels);
+  if (container == "JPEG") {
+    Image image = decode_checked(bytes, name, container, width, height, channels);
+    if (!options.apply_exif_orientation) return image;
+    return apply_orientation(std::move(image), jpeg_exif_orientation(bytes));
+  }
+  const std::vector<std::uint8_t> tga_copy = tga_with_map_from_zero(bytes, name);
+  return decode_checked(tga_copy.empty() ? bytes : tga_copy, name, container, width, height,
+                        channels);
 }
 
 // PNG keeps stb's own compression level: it is a global of stb_image_write, which concurrent
@@ -196,8 +228,7 @@ std::vector<std::uint8_t> encode_with_stb(const ConstImageView& image, ImageForm
       ok = stbi_write_tga_to_func(append_to_buffer, &buffer, w, h, c, pixels);
       break;
     case ImageFormat::jpeg:
-      ok = stbi_write_jpg_to_func(append_to_buffer, &buffer, w, h, c, pixels,
-                                  options.jpeg_quality);
+      ok = stbi_write_jpg_to_func(append_to_buffer, &buffer, w, h, c, pixels, options.jpeg_quality);
       break;
     case ImageFormat::bmp:
       return encode_bmp(image);

@@ -19,6 +19,7 @@ namespace parfilter::io {
 struct JpegCheck {
   std::optional<std::string> corrupt;      // refused before stb even probes the header
   std::optional<std::string> undecodable;  // refused after the size check, before decoding
+  std::uint64_t stb_buffer_bytes = 0;      // the largest buffer stb allocates (0: no frame)
 };
 
 namespace jpeg {
@@ -116,6 +117,31 @@ inline std::uint64_t min_scan_bits(const Frame& frame) {
   return bits;
 }
 
+/// The largest buffer stb_image 2.27 allocates for the frame (each must fit its int sizes):
+/// width x height x components, each component's plane padded to whole MCUs (+15 for
+/// alignment; progressive frames keep a 16-bit coefficient per sample as well), and the
+/// output of 1 or 3 channels (+1).
+inline std::uint64_t stb_buffer_bytes(const Frame& frame) {
+  constexpr std::uint64_t kAlignment = 15;
+  constexpr std::uint64_t kCoefficientBytes = 2;
+  std::uint64_t h_max = 1;
+  std::uint64_t v_max = 1;
+  for (const auto& c : frame.components) {
+    h_max = std::max(h_max, c.h);
+    v_max = std::max(v_max, c.v);
+  }
+  const std::uint64_t mcu_x = (frame.width + h_max * kBlockSize - 1) / (h_max * kBlockSize);
+  const std::uint64_t mcu_y = (frame.height + v_max * kBlockSize - 1) / (v_max * kBlockSize);
+  const std::uint64_t pixels = frame.width * frame.height;
+  const std::uint64_t output_channels = frame.components.size() >= 3 ? 3 : 1;
+  std::uint64_t largest = std::max(pixels * frame.components.size(), pixels * output_channels + 1);
+  for (const auto& c : frame.components) {
+    const std::uint64_t plane = mcu_x * c.h * kBlockSize * mcu_y * c.v * kBlockSize;
+    largest = std::max(largest, plane * (frame.progressive ? kCoefficientBytes : 1) + kAlignment);
+  }
+  return largest;
+}
+
 /// Records the tables of a DQT segment; stb refuses malformed ones itself.
 inline void read_quantization_tables(std::span<const std::uint8_t> bytes, std::size_t at,
                                      std::size_t end, Tables& tables) {
@@ -195,14 +221,10 @@ inline std::optional<std::string> check_scan(std::span<const std::uint8_t> bytes
   return std::nullopt;
 }
 
-}  // namespace jpeg
-
-/// Walks the JPEG marker segments the way stb_image finds them (bytes before a 0xFF are
-/// skipped, entropy-coded data after SOS runs to the next marker that is not a stuffed 0xFF00
-/// or a restart) and refuses what stb 2.27 mishandles (see the top of this file). Also reports
-/// a file that ends inside a segment or before EOI.
-[[nodiscard]] inline JpegCheck check_jpeg_segments(std::span<const std::uint8_t> bytes) {
-  using namespace jpeg;
+/// The walk of check_jpeg_segments; `frame` receives the first frame header (stb refuses a
+/// second one).
+[[nodiscard]] inline JpegCheck walk_segments(std::span<const std::uint8_t> bytes,
+                                             std::optional<Frame>& frame) {
   const JpegCheck truncated{std::nullopt, "truncated file: the JPEG ends before its EOI marker"};
   auto corrupt = [](std::string cause) { return JpegCheck{std::move(cause), std::nullopt}; };
   auto undecodable = [](std::string cause) { return JpegCheck{std::nullopt, std::move(cause)}; };
@@ -211,7 +233,6 @@ inline std::optional<std::string> check_scan(std::span<const std::uint8_t> bytes
   auto is_frame_header = [](std::uint8_t m) {
     return m == kBaseline || m == kExtendedHuffman || m == kProgressive;
   };
-  std::optional<Frame> frame;  // the first frame header; stb refuses a second one
   Tables tables;
   std::uint64_t scan_bytes = 0;
   std::size_t at = 2;  // after SOI
@@ -263,6 +284,19 @@ inline std::optional<std::string> check_scan(std::span<const std::uint8_t> bytes
                        std::to_string(frame->height) + " frame");
   }
   return {};
+}
+
+}  // namespace jpeg
+
+/// Walks the JPEG marker segments the way stb_image finds them (bytes before a 0xFF are
+/// skipped, entropy-coded data after SOS runs to the next marker that is not a stuffed 0xFF00
+/// or a restart) and refuses what stb 2.27 mishandles (see the top of this file). Also reports
+/// a file that ends inside a segment or before EOI, and stb's largest buffer for the frame.
+[[nodiscard]] inline JpegCheck check_jpeg_segments(std::span<const std::uint8_t> bytes) {
+  std::optional<jpeg::Frame> frame;
+  JpegCheck check = jpeg::walk_segments(bytes, frame);
+  if (frame) check.stb_buffer_bytes = jpeg::stb_buffer_bytes(*frame);
+  return check;
 }
 
 }  // namespace parfilter::io

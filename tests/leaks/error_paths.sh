@@ -22,6 +22,7 @@ rm -rf "$work" && mkdir -p "$work"
 image="$data/coins.png"
 head -c 1000 "$image" >"$work/truncated.png"
 printf 'not an image at all' >"$work/garbage.png"
+{ printf 'P5 70000 1 255\n'; head -c 70000 /dev/zero; } >"$work/wide.pgm"  # too wide for JPEG
 
 failures=0
 # expect <exit code> [ENV=value...] <executable> <arguments>...
@@ -56,7 +57,8 @@ expect "$bad" "$serial" erode --se star:3x3 "$image" "$work/out.png"
 expect "$bad" "$serial" no-such-op "$image" "$work/out.png"
 expect "$bad" "$serial" gray "$image" "$work/out.unknown"
 expect "$bad" "$serial" gray "$image" "$work/no/such/dir/out.png"
-expect "$runtime" "$serial" gray "$image" /proc/parfilter-leak-check.png
+expect "$bad" "$serial" gray "$image" /proc/parfilter-leak-check.png
+expect "$runtime" "$serial" gray "$work/wide.pgm" "$work/wide.jpg"
 expect "$bad" "$serial" sharpen --out-dir "$work/batch" "$image" "$work/garbage.png" "$work/truncated.png"
 if [[ -n "$opencl" ]]; then
   # No OpenCL platform at all (the ICD loader finds no vendor), then no matching device.

@@ -1,5 +1,6 @@
 // Builders of image files byte by byte, for tests of the loader on layouts no encoder writes:
-// any PNG chunk sequence (stored deflate blocks), BMP and TGA headers with any field.
+// any PNG chunk sequence (stored deflate blocks), BMP and TGA headers with any field, EXIF
+// orientation in a JPEG.
 #pragma once
 
 #include <cstdint>
@@ -49,5 +50,18 @@ enum PngColor : std::uint8_t { kGray = 0, kRgb = 2, kPalette = 3, kGrayAlpha = 4
 /// An uncompressed true-colour TGA (type 2), origin at the top left when `top_down`.
 [[nodiscard]] Bytes make_tga(std::uint16_t width, std::uint16_t height, int bits, bool top_down,
                              const Bytes& pixels);
+
+/// A gray 8-bit JPEG whose every block codes the largest DC difference, +32767 (category 15,
+/// which both libjpeg-turbo and stb_image accept), with a DC quantizer of 255: the DC predictor
+/// passes INT_MAX after 65539 blocks (the CVE-2022-28041 class of stb_image 2.27). Baseline
+/// (SOF0: a DC and an AC table, every block ending at once), or progressive (SOF2: a single
+/// first DC scan, no AC scan).
+[[nodiscard]] Bytes make_dc_overflow_jpeg(std::uint16_t width, std::uint16_t height,
+                                          bool progressive);
+
+/// `jpeg` with an APP1 Exif segment right after SOI whose TIFF IFD0 holds one entry, the
+/// orientation tag (0x0112, SHORT) with `value`; `type` and `count` may be made wrong.
+[[nodiscard]] Bytes with_exif_orientation(const Bytes& jpeg, int value, bool big_endian = false,
+                                          std::uint16_t type = 3, std::uint32_t count = 1);
 
 }  // namespace parfilter::test::files

@@ -1,14 +1,16 @@
 #include "support/run_process.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -16,6 +18,8 @@ namespace parfilter::test {
 namespace {
 
 constexpr mode_t kCaptureMode = 0600;
+constexpr int kExecFailed = 127;  // as a shell reports a command it could not run
+constexpr auto kPollInterval = std::chrono::milliseconds(2);
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -29,11 +33,31 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   return pointers;
 }
 
+/// In the child, between fork and exec: async-signal-safe calls only.
+[[noreturn]] void exec_child(const char* out_path, const char* err_path,
+                             const ProcessLimits& limits, char* const* argv, char* const* envp) {
+  const int out = ::open(out_path, O_WRONLY | O_CREAT | O_TRUNC, kCaptureMode);
+  const int err = ::open(err_path, O_WRONLY | O_CREAT | O_TRUNC, kCaptureMode);
+  if (out < 0 || err < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) {
+    ::_exit(kExecFailed);
+  }
+  ::close(out);
+  ::close(err);
+  ::signal(SIGXFSZ, SIG_DFL);
+  if (limits.file_size_bytes) {
+    const rlimit limit{*limits.file_size_bytes, *limits.file_size_bytes};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(kExecFailed);
+  }
+  ::execve(argv[0], argv, envp);
+  ::_exit(kExecFailed);
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv,
                           const std::filesystem::path& capture_dir,
-                          const std::vector<std::string>& extra_environment) {
+                          const std::vector<std::string>& extra_environment,
+                          const ProcessLimits& limits) {
   const auto out_path = capture_dir / "stdout";
   const auto err_path = capture_dir / "stderr";
   std::vector<std::string> arguments = argv;
@@ -43,21 +67,25 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   std::vector<char*> argument_pointers = pointers_to(arguments);
   std::vector<char*> environment_pointers = pointers_to(environment);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, kCaptureMode);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, kCaptureMode);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, arguments[0].c_str(), &actions, nullptr,
-                                  argument_pointers.data(), environment_pointers.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw std::runtime_error("cannot start " + arguments[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("cannot start " + arguments[0]);
+  if (pid == 0) {
+    exec_child(out_path.c_str(), err_path.c_str(), limits, argument_pointers.data(),
+               environment_pointers.data());
   }
   ProcessResult result;
+  const auto deadline = std::chrono::steady_clock::now() + limits.timeout;
+  int status = 0;
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+    if (!result.timed_out && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      result.timed_out = true;
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   result.out = read_file(out_path);

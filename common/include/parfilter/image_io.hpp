@@ -89,8 +89,9 @@ struct SaveOptions {
 };
 
 /// Encodes `image` (a view of every row of its image) in `format`. A gray image is written
-/// with one channel in every format; JPEG has no alpha, so RGBA is written as RGB. Throws
-/// RuntimeError("<name>: ...") when the format cannot hold the image.
+/// with one channel in every format (JPEG: with libjpeg-turbo; stb_image_write, the fallback
+/// where it is missing, writes every JPEG as YCbCr); JPEG has no alpha, so RGBA is written as
+/// RGB. Throws RuntimeError("<name>: ...") when the format cannot hold the image.
 [[nodiscard]] std::vector<std::uint8_t> encode_image(const ConstImageView& image,
                                                      ImageFormat format,
                                                      const SaveOptions& options,
