@@ -9,8 +9,8 @@ std::string codec_path_name(io::CodecPath path) {
   return path == io::CodecPath::fast ? "fast" : "stb";
 }
 
-bool fast_png_decoder() { return io::have_fast_png(); }
-bool fast_png_encoder() { return io::have_fast_png(); }
+bool fast_png_decoder() { return io::have_fast_png_decoder(); }
+bool fast_png_encoder() { return io::have_fast_png_encoder(); }
 bool fast_jpeg() { return io::have_fast_jpeg(); }
 
 bool uses_fast_library(io::CodecPath path, ImageFormat format) {
