@@ -165,10 +165,15 @@ TEST_F(CliTest, OptionsReachTheOp) {
   EXPECT_TRUE(test::same_image(reference::run(Op::open, image, morph).image, load_image(opened)));
 }
 
-TEST_F(CliTest, ThreadsAreAcceptedByEveryOp) {
+// parfilter-serial runs on one thread: --threads would be ignored, so it is refused (as
+// --device and --platform, which only the GPU backends take).
+TEST_F(CliTest, OptionsTheBackendWouldIgnoreAreRefused) {
   const fs::path input = image_file("in.png");
-  const RunResult r = run({"sobel", "--threads", "2", input.string(), (work_ / "s.png").string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const fs::path output = work_ / "s.png";
+  expect_usage(run({"sobel", "--threads", "2", input.string(), output.string()}), "--threads");
+  expect_usage(run({"sobel", "--device", "0", input.string(), output.string()}), "--device");
+  expect_usage(run({"sobel", "--platform", "0", input.string(), output.string()}), "--platform");
+  EXPECT_FALSE(fs::exists(output));
 }
 
 TEST_F(CliTest, HistogramCsvAndChart) {

@@ -4,6 +4,7 @@
 // hands over the oldest decoded input; `done` queues the result's encode on the workers. A
 // job's slot leaves the window, and its outcome is reported, once it and every older job
 // have finished, so reports keep the input order.
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -61,6 +62,22 @@ class Pipeline {
       failed(job, std::move(failure));
     };
     return callbacks;
+  }
+
+  /// After the backend stopped early (next_job threw): the jobs it will never take end with
+  /// `failure`, once their loads are done.
+  void abandon(const std::exception_ptr& failure) {
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] {
+        return std::none_of(window_.begin(), window_.end(),
+                            [](const Slot& slot) { return slot.state == SlotState::loading; });
+      });
+      for (Slot& slot : window_) {
+        if (slot.state == SlotState::loaded) finish(slot, failure, JobStage::compute);
+      }
+    }
+    flush();
   }
 
   /// Waits for every started job to finish and reports the rest.
@@ -247,6 +264,7 @@ void run_batch_pipeline(Backend& backend, const OpChain& chain, BatchJobs& jobs,
     backend.run_batch(chain, pipeline.callbacks());
   } catch (...) {
     protocol_failure = std::current_exception();
+    pipeline.abandon(protocol_failure);
   }
   pipeline.drain();
   if (protocol_failure) std::rethrow_exception(protocol_failure);
