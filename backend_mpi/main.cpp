@@ -10,7 +10,7 @@
 
 #include "mpi_driver.hpp"
 #include "parfilter/backends/mpi.hpp"
-#include "parfilter/cli_driver.hpp"
+#include "cli_driver.hpp"
 
 namespace {
 

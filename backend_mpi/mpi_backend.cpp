@@ -10,7 +10,7 @@
 #include "parfilter/backends/mpi.hpp"
 #include "parfilter/error.hpp"
 #ifdef PARFILTER_MPI_WITH_OPENMP
-#include "parfilter/backends/openmp.hpp"
+#include "openmp_scheduler.hpp"
 #endif
 
 namespace parfilter {

@@ -6,7 +6,7 @@
 #include <new>
 #include <string>
 
-#include "parfilter/cpu_backend.hpp"
+#include "cpu_backend.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter::mpi_detail {

@@ -1,7 +1,7 @@
 // How parfilter-mpi runs the command line's jobs (a JobDriver for cli_main). Not installed.
 #pragma once
 
-#include "parfilter/cli_driver.hpp"
+#include "cli_driver.hpp"
 
 namespace parfilter::mpi_detail {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "parfilter/filter_math.hpp"
-#include "parfilter/op_kernels.hpp"
+#include "filter_math.hpp"
+#include "op_kernels.hpp"
 
 namespace parfilter::mpi_detail {
 namespace {

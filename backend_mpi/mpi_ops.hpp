@@ -3,7 +3,7 @@
 
 #include "mpi_comm.hpp"
 #include "parfilter/backend.hpp"
-#include "parfilter/cpu_backend.hpp"
+#include "cpu_backend.hpp"
 
 namespace parfilter::mpi_detail {
 

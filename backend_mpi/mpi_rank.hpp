@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "parfilter/backend.hpp"
-#include "parfilter/cpu_backend.hpp"
+#include "cpu_backend.hpp"
 
 namespace parfilter::mpi_detail {
 

@@ -4,6 +4,7 @@
 // Histograms need no OpenMP reduction: run_cpu_op already gives each block its own array
 // and merges them after the join.
 #include "parfilter/backends/openmp.hpp"
+#include "openmp_scheduler.hpp"
 
 #include <omp.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_backend.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter {

@@ -13,6 +13,7 @@
 // so that a spinning thread can watch them; they change only under the mutex or (the count)
 // with the last decrement signalling under it, so a sleeper never misses a wake-up.
 #include "parfilter/backends/pthread.hpp"
+#include "pthread_scheduler.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_backend.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter {

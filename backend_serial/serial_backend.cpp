@@ -1,6 +1,6 @@
 #include "parfilter/backends/serial.hpp"
 
-#include "parfilter/cpu_backend.hpp"
+#include "cpu_backend.hpp"
 
 namespace parfilter {
 namespace {

@@ -19,7 +19,7 @@
 #include "cpu_copy.hpp"
 #include "opencv_ops.hpp"
 #include "parfilter/backend.hpp"
-#include "parfilter/cpu_backend.hpp"
+#include "cpu_backend.hpp"
 #include "parfilter/image_io.hpp"
 #include "synthetic.hpp"
 #include "timing.hpp"

@@ -3,10 +3,10 @@
 #include <cstring>
 
 #ifdef PARFILTER_BENCH_HAVE_PTHREAD
-#include "parfilter/backends/pthread.hpp"
+#include "pthread_scheduler.hpp"
 #endif
 #ifdef PARFILTER_BENCH_HAVE_OPENMP
-#include "parfilter/backends/openmp.hpp"
+#include "openmp_scheduler.hpp"
 #endif
 
 namespace parfilter::bench {

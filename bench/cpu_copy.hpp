@@ -7,7 +7,7 @@
 #include <memory>
 #include <string_view>
 
-#include "parfilter/cpu_backend.hpp"
+#include "cpu_backend.hpp"
 #include "parfilter/image.hpp"
 
 namespace parfilter::bench {

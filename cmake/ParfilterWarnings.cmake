@@ -1,4 +1,5 @@
 # parfilter_set_warnings(<target>): the project's warning flags on one target.
+# parfilter_set_library_properties(<target>): the soname version of a library (shared builds).
 function(parfilter_set_warnings target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
@@ -11,4 +12,12 @@ function(parfilter_set_warnings target)
   if(PARFILTER_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
   endif()
+endfunction()
+
+# Shared libraries (BUILD_SHARED_LIBS=ON) carry the project's version, and an soname of its
+# major and minor numbers: before 1.0 a minor release may change the ABI.
+function(parfilter_set_library_properties target)
+  set_target_properties(${target} PROPERTIES
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 endfunction()

@@ -17,4 +17,4 @@ if [[ -d "$root/.deps/usr" ]]; then  # stb and CLI11 carried to a machine withou
 fi
 cmake "${args[@]}" >/dev/null
 cmake --build "$build" --target parfilter-bench-cuda -j "$(nproc)"
-"$build/backend_cuda/parfilter-bench-cuda" "$@"
+"$build/bench/cuda/parfilter-bench-cuda" "$@"

@@ -60,7 +60,7 @@ fi
 cmake "${configure_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target parfilter-mpi parfilter-bench-mpi >/dev/null
 mpi_exe="$build_dir/backend_mpi/parfilter-mpi"
-bench_exe="$build_dir/backend_mpi/parfilter-bench-mpi"
+bench_exe="$build_dir/bench/mpi/parfilter-bench-mpi"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cores="$(nproc)"

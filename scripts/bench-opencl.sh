@@ -71,7 +71,7 @@ fi
 cmake "${configure[@]}" "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
 
-bench="$build_dir/backend_opencl/parfilter-bench-opencl"
+bench="$build_dir/bench/opencl/parfilter-bench-opencl"
 cli="$build_dir/backend_opencl/parfilter-opencl"
 mkdir -p "$out_dir"
 work="$(mktemp -d)"

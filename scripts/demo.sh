@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds parfilter (Release, no tests), runs every built backend on
-# every op over the images in data/, writes the results under out/<backend>/<op>/ and prints
-# the compute time of each backend and op; then runs a short version of the comparison
-# benchmark (scripts/bench-report.sh --quick: results under out/bench/) and prints its tables.
+# Installs what is missing (the benchmarks' peers and chart library too), builds parfilter
+# (Release, no tests), runs every built backend on every op over the images in data/ as one
+# batch each, writes the results under out/<backend>/<op>/ and prints the load, compute and save
+# time of each backend and op; then short runs of the benchmarks with their charts: the kernels
+# against OpenCV and the bandwidth limit (scripts/bench-report.sh --quick, out/bench/) and file
+# to file against OpenCV and libvips (scripts/bench-e2e.sh --quick, out/bench-e2e/).
 #
 #   scripts/demo.sh        build dir: build-demo/ (or $BUILD_DIR), outputs: out/ (or $OUT_DIR)
 set -euo pipefail
@@ -11,7 +13,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$root/build-demo}"
 out_dir="${OUT_DIR:-$root/out}"
 
-"$root/scripts/install-deps.sh" build backends
+"$root/scripts/install-deps.sh" build backends bench
 
 configure_args=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DPARFILTER_BUILD_TESTS=OFF)
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
@@ -34,15 +36,15 @@ if [[ ${#executables[@]} -eq 0 ]]; then
   exit 1
 fi
 
-declare -A compute_ms  # "<backend> <op>" -> total compute ms over all images
+declare -A stage_ms  # "<backend> <op>" -> "load/compute/save" ms summed over all images
 backends=()
 ops=()
 failures=0
 
-# compute_total: sums the "compute <ms> ms" values of --timing lines on stdin.
-compute_total() {
-  awk '/^timing: / { for (i = 1; i < NF; i++) if ($i == "compute") sum += $(i + 1) }
-       END { printf "%.1f", sum }'
+# stage_totals: the load, compute and save ms of --timing lines on stdin, each summed.
+stage_totals() {
+  awk '/^timing: / { for (i = 1; i < NF; i++) if ($i == "load" || $i == "compute" || $i == "save") sum[$i] += $(i + 1) }
+       END { printf "%.0f/%.1f/%.0f", sum["load"], sum["compute"], sum["save"] }'
 }
 
 for exe in "${executables[@]}"; do
@@ -64,7 +66,7 @@ for exe in "${executables[@]}"; do
       echo "$log" | grep -v '^timing: ' >&2 || true
       failures=$((failures + 1))
     fi
-    compute_ms["$backend $op"]="$(compute_total <<<"$log")"
+    stage_ms["$backend $op"]="$(stage_totals <<<"$log")"
     if [[ "$op" == histogram ]]; then  # the CSV above, and a chart to look at
       "$exe" histogram --per-channel --format png --out-dir "$dest" "${images[@]}" ||
         failures=$((failures + 1))
@@ -73,13 +75,14 @@ for exe in "${executables[@]}"; do
 done
 
 echo
-echo "Compute time in ms, summed over ${#images[@]} images of data/ (--timing):"
+echo "Load / compute / save time in ms, each summed over the ${#images[@]} images of data/ in one"
+echo "batch (--timing; the batch decodes and encodes on worker threads meanwhile):"
 printf '%-10s' op
-for backend in "${backends[@]}"; do printf ' %12s' "$backend"; done
+for backend in "${backends[@]}"; do printf ' %16s' "$backend"; done
 echo
 for op in "${ops[@]}"; do
   printf '%-10s' "$op"
-  for backend in "${backends[@]}"; do printf ' %12s' "${compute_ms["$backend $op"]:--}"; done
+  for backend in "${backends[@]}"; do printf ' %16s' "${stage_ms["$backend $op"]:--}"; done
   echo
 done
 echo
@@ -94,6 +97,13 @@ if [[ -x "$build_dir/bench/parfilter-bench" ]]; then
     --out "$out_dir/bench" || failures=$((failures + 1))
 else
   echo "demo.sh: no parfilter-bench in $build_dir (PARFILTER_BUILD_BENCH=OFF): no benchmark"
+fi
+echo
+echo "demo.sh: file to file against OpenCV and libvips (scripts/bench-e2e.sh --quick)"
+BENCH_BUILD_DIR="$build_dir" "$root/scripts/bench-e2e.sh" --quick --out "$out_dir/bench-e2e" ||
+  failures=$((failures + 1))
+if [[ -f "$out_dir/bench-e2e/results.md" ]]; then
+  echo "demo.sh: the tables and chart are in ${out_dir}/bench-e2e/ (results.md, wall.png)"
 fi
 if [[ $failures -gt 0 ]]; then
   echo "demo.sh: $failures run(s) failed" >&2

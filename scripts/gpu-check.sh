@@ -89,8 +89,8 @@ step "parfilter-cuda batch --timing" cli.log \
 rm -rf "$smoke_dir"
 
 if [[ $bench -eq 1 ]]; then
-  step "parfilter-bench-cuda" bench.txt "$build/backend_cuda/parfilter-bench-cuda" "$out/bench.csv"
-  step "parfilter-bench-cuda-halo" halo.txt "$build/backend_cuda/parfilter-bench-cuda-halo"
+  step "parfilter-bench-cuda" bench.txt "$build/bench/cuda/parfilter-bench-cuda" "$out/bench.csv"
+  step "parfilter-bench-cuda-halo" halo.txt "$build/bench/cuda/parfilter-bench-cuda-halo"
 fi
 
 if [[ $sanitizer -eq 1 ]]; then

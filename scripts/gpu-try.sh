@@ -52,7 +52,7 @@ tail -n 4 "$out/test_cuda.log"
 "$build/tests/test_cross_backend" --gtest_brief=1 --gtest_filter="*cuda_${op}*" \
   >"$out/cross.log" 2>&1 || status=1
 grep -E "FAILED|PASSED" "$out/cross.log" | head -n 20
-"$build/backend_cuda/parfilter-bench-cuda" >"$out/bench.txt" 2>&1 || status=1
+"$build/bench/cuda/parfilter-bench-cuda" >"$out/bench.txt" 2>&1 || status=1
 grep -E "cudaMemcpy" "$out/bench.txt" | head -n 3
 grep -E "$bench_grep" "$out/bench.txt" | grep "^|" | head -n 40
 sections=()
@@ -61,7 +61,7 @@ for s in SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats Memory
 for kernel in "${ncu_kernels[@]}"; do
   report="$out/ncu-${kernel//[^A-Za-z0-9_]/}.txt"
   timeout 300 ncu --clock-control none --print-details all --kernel-name "regex:$kernel" \
-    --launch-count 1 "${sections[@]}" "$build/backend_cuda/parfilter-bench-cuda" >"$report" 2>&1
+    --launch-count 1 "${sections[@]}" "$build/bench/cuda/parfilter-bench-cuda" >"$report" 2>&1
   echo "== ncu $kernel"
   grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Instructions  " \
     "$report" | head -n 12

@@ -9,9 +9,11 @@
 set -euo pipefail
 
 # One list per purpose. A new backend adds its packages to backends (or a list of its own).
-build_packages=(cmake ninja-build g++ pkg-config libstb-dev libcli11-dev)
+build_packages=(cmake ninja-build g++ pkg-config libstb-dev libcli11-dev help2man)
+build_packages+=(libspng-dev zlib1g-dev libjpeg62-turbo-dev)  # the fast PNG and JPEG codecs
 test_packages=(libgtest-dev libopencv-dev)  # OpenCV is the optional oracle of the tests
 test_packages+=(valgrind)                    # leak and uninitialized-read checks (label leaks)
+test_packages+=(iproute2)                    # the MPI tests' network-namespace hosts
 fuzz_packages=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh
 bench_packages=(python3-matplotlib python3-opencv libvips-tools)  # charts; end-to-end peers
 # MPI: OpenMPI; OpenCL: the ICD loader, headers, C++ bindings and PoCL (runs kernels on the CPU).

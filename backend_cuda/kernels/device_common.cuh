@@ -7,7 +7,7 @@
 
 #include "../src/cuda_util.hpp"
 #include "../src/launchers.hpp"
-#include "parfilter/filter_math.hpp"
+#include "filter_math.hpp"
 
 namespace parfilter::cuda {
 

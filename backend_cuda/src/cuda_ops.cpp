@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "parfilter/error.hpp"
-#include "parfilter/filter_math.hpp"
+#include "filter_math.hpp"
 
 namespace parfilter::cuda {
 namespace {
@@ -166,25 +166,7 @@ DeviceImage run_morphology(Workspace& ws, Op op, const OpParams& params, const D
   const MorphVariant variant = lookup(kMorphVariants, params.variant);
   const auto rects = morphology_rects(params.se);
   const auto spans = morphology_spans(params.se);
-  // OpenCV's morphologyEx: open = erode N times then dilate N times; close the reverse.
-  std::vector<MorphOp> steps;
-  const auto repeat = [&](MorphOp step) { steps.insert(steps.end(), params.iterations, step); };
-  switch (op) {
-    case Op::erode:
-      repeat(MorphOp::erode);
-      break;
-    case Op::dilate:
-      repeat(MorphOp::dilate);
-      break;
-    case Op::open:
-      repeat(MorphOp::erode);
-      repeat(MorphOp::dilate);
-      break;
-    default:  // Op::close
-      repeat(MorphOp::dilate);
-      repeat(MorphOp::erode);
-      break;
-  }
+  const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
   // Ping-pong between two buffers; each step reads the previous step's result.
   const DeviceImage buffers[2] = {ws.image(ws.output, in.width, in.height, in.channels),
                                   ws.image(ws.spare, in.width, in.height, in.channels)};

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "filter_math.hpp"
 #include "parfilter/op_set.hpp"
 
 namespace parfilter::cuda {
@@ -95,7 +96,6 @@ void launch_adaptive_segment(const DeviceImage& gray, const DeviceImage& out, in
 // ---- morphology (kernels/morphology*.cu)
 // ---------------------------------------------------------
 enum class MorphVariant : std::uint8_t { vhgw, separable, naive };
-enum class MorphOp : std::uint8_t { erode, dilate };
 
 /// A rectangle of the structuring element, relative to its anchor: columns [x0, x1), rows
 /// [y0, y1). An element is the union of such rectangles (morphology_rects in cuda_ops.cpp).

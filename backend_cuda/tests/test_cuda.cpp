@@ -13,7 +13,7 @@
 
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
-#include "parfilter/reference.hpp"
+#include "reference.hpp"
 #include "support/test_images.hpp"
 
 namespace parfilter {

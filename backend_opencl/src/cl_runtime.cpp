@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "kernel_sources.hpp"
-#include "parfilter/filter_math.hpp"
+#include "filter_math.hpp"
 
 namespace parfilter::opencl {
 namespace {

@@ -7,8 +7,7 @@
 #include <vector>
 
 #include "cl_runtime.hpp"
-#include "parfilter/filter_math.hpp"
-#include "parfilter/row_kernels.hpp"
+#include "filter_math.hpp"
 
 namespace parfilter::opencl {
 
@@ -58,7 +57,7 @@ struct MorphologySetup {
     return {static_cast<std::size_t>(width), static_cast<std::size_t>(height)};
   }
   /// The morphology program's build options for one step.
-  [[nodiscard]] Defines defines(kernels::MorphOp step, bool with_images = false) const;
+  [[nodiscard]] Defines defines(MorphOp step, bool with_images = false) const;
 };
 
 /// The morphology program and morph_columns' tile: wide, so that the columns read around it
@@ -68,7 +67,7 @@ inline constexpr Range kColumnTile{64, 4};
 
 /// The image2d variant: every step on images, from upload to download.
 [[nodiscard]] Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
-                                          const std::vector<kernels::MorphOp>& steps,
+                                          const std::vector<MorphOp>& steps,
                                           const ConstImageView& input);
 
 }  // namespace parfilter::opencl

@@ -85,7 +85,7 @@ Buffer create_image(const Runtime& rt, const ImageLayout& layout) {
 }  // namespace
 
 Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
-                            const std::vector<kernels::MorphOp>& steps,
+                            const std::vector<MorphOp>& steps,
                             const ConstImageView& input) {
   const ImageLayout layout = image_layout(rt, setup);
   const Buffer images[2] = {create_image(rt, layout), create_image(rt, layout)};
@@ -98,7 +98,7 @@ Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
   const cl_int clip = closed_toward_anchor(setup.se) ? 0 : 1;
   const StructuringElement& se = setup.se;
   int source = 0;
-  for (const kernels::MorphOp step : steps) {
+  for (const MorphOp step : steps) {
     rt.run(kMorphologyProgram, "morph_image", setup.defines(step, true), setup.pixels(), kTile,
            images[source], images[1 - source], setup.width, setup.height, setup.spans, se.height,
            se.anchor_x, se.anchor_y, clip);

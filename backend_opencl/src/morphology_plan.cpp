@@ -69,9 +69,9 @@ std::size_t vhgw_blocks(int length, int window, int offset) {
                                   floor_div(offset, window) + 1);
 }
 
-Defines MorphologySetup::defines(kernels::MorphOp step, bool with_images) const {
+Defines MorphologySetup::defines(MorphOp step, bool with_images) const {
   Defines d;
-  d.add("CN", channels).add("OP_ERODE", step == kernels::MorphOp::erode ? 1 : 0);
+  d.add("CN", channels).add("OP_ERODE", step == MorphOp::erode ? 1 : 0);
   d.add("TILE_W", static_cast<long long>(kColumnTile.x));
   d.add("TILE_H", static_cast<long long>(kColumnTile.y)).add("MAX_SE_SIZE", kMaxSeSize);
   d.add("WITH_IMAGES", with_images ? 1 : 0);

@@ -6,7 +6,7 @@
 #include "cl_device.hpp"
 #include "cl_runtime.hpp"
 #include "ops.hpp"
-#include "parfilter/backends/opencl_backend.hpp"
+#include "parfilter/backends/opencl.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter {

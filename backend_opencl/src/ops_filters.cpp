@@ -3,7 +3,7 @@
 
 #include "ops.hpp"
 #include "parfilter/error.hpp"
-#include "parfilter/filter_math.hpp"
+#include "filter_math.hpp"
 
 namespace parfilter::opencl {
 namespace {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "ops.hpp"
-#include "parfilter/filter_math.hpp"
+#include "filter_math.hpp"
 
 namespace parfilter::opencl {
 namespace {

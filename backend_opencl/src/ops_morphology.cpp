@@ -1,4 +1,4 @@
-// erode, dilate, open, close: the steps of morphology_steps (op_kernels.hpp), ping-ponging
+// erode, dilate, open, close: the steps of morphology_steps (filter_math.hpp), ping-ponging
 // between two device images. A step is one kernel (naive, columns), or a row and a column van
 // Herk/Gil-Werman pass per run of equal element rows (vhgw); image2d runs on images
 // (morphology_image.cpp).
@@ -7,7 +7,7 @@
 
 #include "morphology.hpp"
 #include "ops.hpp"
-#include "parfilter/op_kernels.hpp"
+#include "filter_math.hpp"
 
 namespace parfilter::opencl {
 namespace {
@@ -56,7 +56,7 @@ class BufferSteps {
     }
   }
 
-  void run(kernels::MorphOp step, const Buffer& src, const Buffer& dst) {
+  void run(MorphOp step, const Buffer& src, const Buffer& dst) {
     const MorphologySetup& s = setup_;
     const StructuringElement& se = s.se;
     const Defines defines = s.defines(step);
@@ -112,7 +112,7 @@ class BufferSteps {
 };
 
 Image run_buffers(Runtime& rt, const MorphologySetup& setup,
-                  const std::vector<kernels::MorphOp>& steps, const ConstImageView& input,
+                  const std::vector<MorphOp>& steps, const ConstImageView& input,
                   std::string_view variant) {
   const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
   const Buffer in = upload_image(rt, input);
@@ -121,7 +121,7 @@ Image run_buffers(Runtime& rt, const MorphologySetup& setup,
   BufferSteps runner(rt, setup, variant);
   const Buffer* src = &in;
   int target = 0;
-  for (const kernels::MorphOp step : steps) {
+  for (const MorphOp step : steps) {
     runner.run(step, *src, ping_pong[target]);
     src = &ping_pong[target];
     target = 1 - target;
@@ -145,7 +145,7 @@ OpOutput run_morphology_op(Runtime& rt, Op op, const ConstImageView& input, cons
   MorphologySetup setup{input.width(), input.height(), input.channels(),
                         make_structuring_element(params.se), Buffer()};
   setup.spans = upload_spans(rt, setup.se);
-  const std::vector<kernels::MorphOp> steps = morphology_steps(op, params.iterations);
+  const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
   OpOutput output;
   const std::string_view chosen = chosen_variant(variant, setup.se, rt.cpu_schedules());
   output.image = chosen == kMorphImage2d ? run_morphology_images(rt, setup, steps, input)

@@ -9,10 +9,10 @@
 
 #include "cl_device.hpp"
 #include "cl_runtime.hpp"
-#include "parfilter/backends/opencl_backend.hpp"
+#include "parfilter/backends/opencl.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
-#include "parfilter/reference.hpp"
+#include "reference.hpp"
 #include "program_cache.hpp"
 #include "support/test_images.hpp"
 

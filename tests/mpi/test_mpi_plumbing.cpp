@@ -12,7 +12,7 @@
 #include "mpi_comm.hpp"
 #include "parfilter/backends/mpi.hpp"
 #include "parfilter/error.hpp"
-#include "parfilter/reference.hpp"
+#include "reference.hpp"
 #include "support/test_images.hpp"
 
 namespace parfilter {

@@ -1,0 +1,150 @@
+// Internals of the command line shared by cli.cpp (parsing, validation) and cli_jobs.cpp
+// (running each input). Not installed.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parfilter/backend.hpp"
+#include "cli_driver.hpp"
+#include "parfilter/image_io.hpp"
+#include "parfilter/op_set.hpp"
+#include "parfilter/pipeline.hpp"
+
+namespace parfilter::cli_detail {
+
+/// An option given to one step of a chain: "--2.sigma 3" or "--gaussian.sigma 3".
+struct StepOption {
+  std::string step;  ///< the step's 1-based position, or an op name (every step of that op)
+  std::string option;  ///< without dashes: "sigma", "variant"
+  std::string value;
+};
+
+/// Everything the command line sets.
+struct CliArgs {
+  std::string op_name;  ///< one op, or a chain "gray,gaussian,sobel"
+  std::vector<std::string> files;
+  std::string variant;
+  /// The op parameters given (by Param), as text; flags as "true".
+  std::array<std::optional<std::string>, kParamCount> params;
+  std::vector<StepOption> step_options;
+  bool print_threshold = false;
+  int threads = 0;
+  std::string platform;
+  std::string device;
+  bool list_devices = false;
+  int repeat = 1;
+  bool timing = false;
+  bool json = false;
+  std::uint64_t max_image_bytes = kDefaultMaxImageBytes;
+  int png_level = kDefaultPngLevel;
+  int jpeg_quality = kDefaultJpegQuality;
+  bool sync = false;
+  bool list = false;
+  bool help = false;  ///< per-op help: "parfilter-X OP --help"
+  std::string out_dir;
+  std::string format;
+};
+
+using Job = CliJob;
+
+/// The command line parsed and validated, before any backend is created or file touched.
+struct ParsedCommand {
+  CliArgs args;
+  OpChain chain;  // empty for --list and --list-devices
+  std::vector<Job> jobs;
+  std::optional<int> exit_code;  // set when --help or --version was answered on stdout
+  /// The backend options given (--threads, --device, --platform): checked once the backend
+  /// exists, as it alone knows which it takes.
+  std::vector<std::string> given_options;
+};
+
+/// Parses and validates argv (everything checkable without a backend or a file). Throws
+/// UsageError. The option parser's fuzz target drives exactly this.
+[[nodiscard]] ParsedCommand parse_args(int argc, const char* const* argv,
+                                       const std::string& program);
+
+/// Writes the one-line errors, timing lines and, on a terminal, the batch progress line.
+class Reporter {
+ public:
+  Reporter(std::string program, bool show_progress)
+      : program_(std::move(program)), show_progress_(show_progress) {}
+
+  /// "<program>: <message>" as one line.
+  void error(const std::string& message);
+  void info(const std::string& line);
+  /// Report lines: stdout ones on stdout, the others through info().
+  void print(const std::vector<ReportLine>& lines);
+  /// "[i/n] <input>" in place, on a terminal only.
+  void progress(std::size_t done, std::size_t total, const std::filesystem::path& current);
+  void clear_progress();
+
+ private:
+  std::string program_;
+  bool show_progress_;
+  bool progress_shown_ = false;
+};
+
+/// What one invocation runs: the chain (one op or several) on one backend.
+struct Session {
+  OpChain chain;
+  const CliArgs& args;
+  Backend& backend;
+  Reporter& reporter;
+  bool batch;
+};
+
+/// The jobs of the command line: <input> <output>, or every input into --out-dir. Throws
+/// UsageError for a wrong file count, a bad --format or two inputs writing the same output.
+[[nodiscard]] std::vector<Job> make_jobs(Op last_op, const CliArgs& args);
+
+/// The chain the command line names, each step's parameters from the shared options and its
+/// own ("--2.sigma", "--gaussian.sigma"); throws UsageError.
+[[nodiscard]] OpChain make_chain(const CliArgs& args);
+
+/// "parfilter-X OP --help": the op's summary, its options with their ranges and defaults.
+[[nodiscard]] std::string op_help(const std::string& program, Op op,
+                                  const std::vector<std::string>& variants);
+
+// The stages of one job, as JobRunner offers them; each throws an error naming the file.
+[[nodiscard]] Image load_job_input(const Session& session, const Job& job,
+                                   const Checkpoint& checkpoint = {},
+                                   std::shared_ptr<SampleAllocator> allocator = {});
+[[nodiscard]] ComputedJob compute_job(const Session& session, Backend& backend, const Job& job,
+                                      const ConstImageView& input);
+/// Saves with `context`'s checkpoint and parallel_for, or without a context on
+/// session_threads() threads.
+void save_job_output(const Session& session, const Job& job, const OpOutput& output,
+                     const StageContext* context = nullptr);
+/// The CPU threads a session's codecs use: the backend's own where it computes on the host
+/// (so that decode, compute and encode share them), else --threads (0: every hardware thread).
+[[nodiscard]] int session_threads(const Session& session);
+[[nodiscard]] std::vector<StageTime> job_stage_times(double load_ms, const StageTimes& computed,
+                                                     double save_ms);
+[[nodiscard]] std::vector<ReportLine> job_report(const Session& session, const Job& job,
+                                                 const OpOutput& output,
+                                                 const std::vector<StageTime>& stages);
+
+/// Checks the output path, loads, runs (args.repeat times) and saves one job, then prints the
+/// threshold and timings asked for. Throws an error whose message names the file.
+void run_job(const Session& session, const Job& job);
+
+/// A failure of the backend while computing `job`, as compute_job throws it (naming the input).
+[[nodiscard]] std::exception_ptr job_compute_failure(const Job& job,
+                                                     const std::exception_ptr& failure);
+
+/// The JobRunner of a session (cli_runner.cpp); run_in_turn is cli_main's own loop.
+[[nodiscard]] std::unique_ptr<JobRunner> make_job_runner(const Session& session,
+                                                         const std::vector<Job>& jobs,
+                                                         BackendOptions options);
+
+[[nodiscard]] std::string lower(std::string text);
+
+}  // namespace parfilter::cli_detail

@@ -1,0 +1,302 @@
+// The CPU backend seam: each op composed from the shared row kernels over a RowScheduler.
+// A multi-phase op (sobel = gray then gradients; otsu = gray and histogram, threshold, apply)
+// runs one for_each_block per phase; its return is the barrier between phases. Each block
+// gets only the input rows its kernel may read (its rows widened by the halo), so a kernel
+// that strays outside them trips the view's bounds assertion in debug builds.
+#include "cpu_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "parfilter/error.hpp"
+#include "filter_math.hpp"
+#include "op_kernels.hpp"
+#include "row_kernels.hpp"
+
+namespace parfilter {
+namespace {
+
+using kernels::MorphOp;
+
+RowRange all_rows(const ConstImageView& input) { return {0, input.height()}; }
+
+/// The gray plane of an input: the input itself when it is gray, else a converted copy.
+/// With `hist`, also counts the gray values, fused into the same pass: one histogram per
+/// block, merged after the join.
+struct GrayPlane {
+  Image storage;
+  ConstImageView view;
+};
+
+GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
+                     HistogramBins* hist = nullptr) {
+  GrayPlane plane;
+  const bool convert = input.channels() != 1;
+  if (convert) {
+    plane.storage = Image::uninitialized(input.width(), input.height(), 1);
+    plane.view = plane.storage.view();
+  } else {
+    plane.view = input;
+  }
+  const ImageView out = convert ? plane.storage.view() : ImageView{};
+  const HistogramBins counts =
+      count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& block_hist) {
+        if (convert && hist != nullptr) {
+          kernels::gray_rows_counted(input.slice(rows), out.slice(rows), rows, block_hist);
+        } else if (convert) {
+          kernels::gray_rows(input.slice(rows), out.slice(rows), rows);
+        } else if (hist != nullptr) {
+          kernels::histogram_rows(plane.view.slice(rows), rows, 0, block_hist);
+        }
+      });
+  if (hist != nullptr) *hist = counts;
+  return plane;
+}
+
+/// An image of `channels` the input's size, with `pass` run over all its rows. Every pass
+/// writes every sample of its rows, so the output starts uninitialized: no serial zero-fill,
+/// and each block first-touches its own rows' pages.
+Image run_pass(RowScheduler& scheduler, const RowPass& pass, const ConstImageView& src,
+               int channels) {
+  Image out = Image::uninitialized(src.width(), src.height(), channels);
+  pass.run(scheduler, src, out.view(), all_rows(src));
+  return out;
+}
+
+std::vector<HistogramBins> run_histogram(RowScheduler& scheduler, const ConstImageView& input,
+                                         const OpParams& params) {
+  if (!params.per_channel || input.channels() == 1) {
+    // No gray image: each block converts a row at a time into a buffer and counts it.
+    return {count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& h) {
+      kernels::gray_histogram_rows(input.slice(rows), rows, h);
+    })};
+  }
+  std::vector<HistogramBins> result;
+  for (int c = 0; c < input.channels(); ++c) {
+    result.push_back(count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& h) {
+      kernels::histogram_rows(input.slice(rows), rows, c, h);
+    }));
+  }
+  return result;
+}
+
+Image run_equalize(RowScheduler& scheduler, const ConstImageView& input) {
+  const HistogramBins hist = count_rows(scheduler, all_rows(input), equalize_count(input));
+  return run_pass(scheduler, equalize_pass(input.channels(), equalize_lut(hist)), input,
+                  input.channels());
+}
+
+/// otsu and segment: gray and its histogram, a global threshold, then global or adaptive.
+OpOutput run_thresholding(RowScheduler& scheduler, Op op, const ConstImageView& input,
+                          const OpParams& params) {
+  HistogramBins hist{};
+  const GrayPlane gray = gray_plane(scheduler, input, &hist);
+  const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
+  OpOutput output;
+  output.threshold = threshold;
+  const bool adaptive = op == Op::segment && params.adaptive;
+  output.image = run_pass(
+      scheduler, adaptive ? adaptive_segment_pass(params, threshold) : threshold_pass(threshold),
+      gray.view, 1);
+  return output;
+}
+
+/// Rows a fused two-step band computes at least, and per row of the second step's halo: its
+/// first step recomputes the halo rows, so a band of 8 halos costs at most 1/8 extra work.
+constexpr int kFusedBandRows = 64;
+constexpr int kFusedBandPerHalo = 8;
+
+/// Two steps (open, close) fused: each block runs them band by band, the first step's rows
+/// (the band and the second step's halo) in a per-block buffer that the second reads back
+/// from cache, instead of a full-size intermediate image written and read back whole.
+Image run_fused_steps(RowScheduler& scheduler, const ConstImageView& input, const RowPass& first,
+                      const RowPass& second) {
+  Image out = Image::uninitialized(input.width(), input.height(), input.channels());
+  const ImageView dst = out.view();
+  const RowHalo halo = second.halo;
+  const int band = std::max(kFusedBandRows, kFusedBandPerHalo * (halo.above + halo.below));
+  const auto row_samples = static_cast<std::size_t>(input.row_samples());
+  scheduler.for_each_block(input.height(), [&](RowRange block, int /*index*/) {
+    std::vector<std::uint8_t, DefaultInitAllocator<std::uint8_t>> buffer(
+        static_cast<std::size_t>(band + halo.above + halo.below) * row_samples);
+    for (int y = block.begin; y < block.end; y += band) {
+      const RowRange rows{y, std::min(y + band, block.end)};
+      const RowRange needed = widen(rows, halo, input.height());
+      const ImageView mid(buffer.data(), input.width(), input.height(), input.channels(),
+                          input.row_samples(), needed);
+      first.kernel(input, mid, needed);
+      second.kernel(mid, dst.slice(rows), rows);
+    }
+  });
+  return out;
+}
+
+Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input,
+                     const OpParams& params) {
+  const StructuringElement se = make_structuring_element(params.se);
+  const RowPass erode = morphology_pass(se, MorphOp::erode, params.variant);
+  const RowPass dilate = morphology_pass(se, MorphOp::dilate, params.variant);
+  const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
+  constexpr std::size_t kPair = 2;
+  if (steps.size() == kPair) {
+    const auto pass = [&](MorphOp step) -> const RowPass& {
+      return step == MorphOp::erode ? erode : dilate;
+    };
+    return run_fused_steps(scheduler, input, pass(steps[0]), pass(steps[1]));
+  }
+  // Ping-pong: each step reads the previous step's output. A buffer is allocated when first
+  // written (a single erosion needs one) and uninitialized: each step writes every sample.
+  Image buffers[2];
+  ConstImageView src = input;
+  int target = 0;
+  for (const MorphOp step : steps) {
+    if (buffers[target].empty()) {
+      buffers[target] = Image::uninitialized(input.width(), input.height(), input.channels());
+    }
+    (step == MorphOp::erode ? erode : dilate)
+        .run(scheduler, src, buffers[target].view(), all_rows(input));
+    src = buffers[target].view();
+    target = 1 - target;
+  }
+  return std::move(buffers[1 - target]);
+}
+
+Image run_pool(RowScheduler& scheduler, const ConstImageView& input) {
+  Image out = Image::uninitialized(pool_extent(input.width()), pool_extent(input.height()),
+                                   input.channels());
+  const ImageView dst = out.view();
+  scheduler.for_each_block(out.height(), [&](RowRange rows, int) {
+    kernels::pool2x2_rows(input.slice(pool_input_rows(rows, input.height())), dst.slice(rows),
+                          rows);
+  });
+  return out;
+}
+
+/// A Backend that runs every op through run_cpu_op on its scheduler.
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(std::string name, std::unique_ptr<RowScheduler> scheduler, int threads,
+             bool takes_threads)
+      : name_(std::move(name)),
+        scheduler_(std::move(scheduler)),
+        threads_(threads),
+        takes_threads_(takes_threads) {}
+
+  [[nodiscard]] std::string_view name() const override { return name_; }
+  [[nodiscard]] std::vector<std::string> variants(Op op) const override { return cpu_variants(op); }
+  [[nodiscard]] Availability availability() const override { return {}; }
+  [[nodiscard]] int threads() const override { return threads_; }
+  [[nodiscard]] bool takes_threads() const override { return takes_threads_; }
+
+  OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
+               StageTimes* times) override {
+    validate_params(op, params);
+    OpParams resolved = params;
+    resolved.variant = resolve_variant(*this, op, params.variant);
+    const auto start = std::chrono::steady_clock::now();
+    OpOutput output = run_cpu_op(*scheduler_, op, input, resolved);
+    const auto stop = std::chrono::steady_clock::now();
+    if (times != nullptr) {
+      times->compute_ms = std::chrono::duration<double, std::milli>(stop - start).count();
+    }
+    return output;
+  }
+
+ private:
+  std::string name_;
+  std::unique_ptr<RowScheduler> scheduler_;
+  int threads_;
+  bool takes_threads_;
+};
+
+}  // namespace
+
+RowRange block_range(int rows, int blocks, int index) {
+  const int base = rows / blocks;
+  const int longer = rows % blocks;  // the first `longer` blocks get one extra row
+  const int begin = index * base + std::min(index, longer);
+  const int end = begin + base + (index < longer ? 1 : 0);
+  return {std::min(begin, rows), std::min(end, rows)};
+}
+
+std::vector<std::string> cpu_variants(Op op) {
+  const auto names = [](std::initializer_list<std::string_view> list) {
+    return std::vector<std::string>(list.begin(), list.end());
+  };
+  switch (op) {
+    case Op::gaussian:
+      return names({kGaussianSeparable, kGaussianDirect, kGaussianLut});
+    case Op::sobel:
+    case Op::sharpen:
+      return names({kDefaultVariant, kNaiveVariant});
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+      return names({kDefaultVariant, kMorphologyVhgw, kMorphologySeparable, kNaiveVariant});
+    default:
+      return names({kDefaultVariant});
+  }
+}
+
+OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
+                    const OpParams& params) {
+  if (input.rows() != RowRange{0, input.height()}) {
+    throw std::invalid_argument("run_cpu_op: the input view must address every row");
+  }
+  const std::string variant = params.variant.empty() ? cpu_variants(op).front() : params.variant;
+  const auto variants = cpu_variants(op);
+  if (std::find(variants.begin(), variants.end(), variant) == variants.end()) {
+    throw UsageError("unknown variant '" + variant + "' for " + std::string(op_name(op)));
+  }
+  OpParams resolved = params;
+  resolved.variant = variant;
+  OpOutput output;
+  switch (op) {
+    case Op::gray:
+      output.image = run_pass(scheduler, gray_pass(), input, 1);
+      break;
+    case Op::gaussian:
+      output.image = run_pass(scheduler, gaussian_pass(resolved), input, input.channels());
+      break;
+    case Op::sobel: {
+      const GrayPlane gray = gray_plane(scheduler, input);
+      output.image = run_pass(scheduler, sobel_pass(resolved), gray.view, 1);
+      break;
+    }
+    case Op::sharpen:
+      output.image = run_pass(scheduler, sharpen_pass(resolved), input, input.channels());
+      break;
+    case Op::histogram:
+      output.histogram = run_histogram(scheduler, input, params);
+      break;
+    case Op::equalize:
+      output.image = run_equalize(scheduler, input);
+      break;
+    case Op::otsu:
+    case Op::segment:
+      output = run_thresholding(scheduler, op, input, params);
+      break;
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+      output.image = run_morphology(scheduler, op, input, resolved);
+      break;
+    case Op::pool:
+      output.image = run_pool(scheduler, input);
+      break;
+  }
+  return output;
+}
+
+std::unique_ptr<Backend> make_cpu_backend(std::string name, std::unique_ptr<RowScheduler> scheduler,
+                                          int threads, bool takes_threads) {
+  return std::make_unique<CpuBackend>(std::move(name), std::move(scheduler), threads,
+                                      takes_threads);
+}
+
+}  // namespace parfilter

@@ -1,0 +1,28 @@
+// The seam between the CPU backends. serial, pthread, OpenMP (and MPI inside a rank) run
+// the same row-range kernels (row_kernels.hpp) composed into ops here; they differ only in
+// the RowScheduler (row_scheduler.hpp) that splits an image's rows into blocks and runs them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "parfilter/backend.hpp"
+#include "parfilter/image.hpp"
+#include "row_scheduler.hpp"
+
+namespace parfilter {
+
+/// The op variants every CPU backend offers, the default first.
+[[nodiscard]] std::vector<std::string> cpu_variants(Op op);
+
+/// Runs `op` with the shared row kernels, scheduled by `scheduler`.
+[[nodiscard]] OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
+                                  const OpParams& params);
+
+/// A Backend over a scheduler: what serial, pthread and OpenMP each register.
+/// `takes_threads`: whether BackendOptions::threads sets its worker count (not so for serial).
+[[nodiscard]] std::unique_ptr<Backend> make_cpu_backend(std::string name,
+                                                        std::unique_ptr<RowScheduler> scheduler,
+                                                        int threads, bool takes_threads = true);
+
+}  // namespace parfilter

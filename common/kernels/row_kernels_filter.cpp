@@ -1,0 +1,203 @@
+// sobel and sharpen: 3x3 filters with borders, each in two versions.
+//
+// The naive ones read a ring of padded row copies (the border in the padding) and compute
+// every pixel the same way. The fast ones (sobel_rows, sharpen_rows) take row pointers (a
+// row outside the image is its mapped row, or a row of the constant), run a branch-free
+// interior loop over columns [1, width - 1) that the compiler vectorizes, and compute only
+// the first and last column through the border's column map.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "row_kernels.hpp"
+#include "row_kernels_internal.hpp"
+
+namespace parfilter::kernels {
+namespace {
+
+using detail::copy_alpha;
+using detail::filtered_channels;
+using detail::for_each_padded_row;
+using detail::kMaxSample;
+
+constexpr int kCentreWeight = 5;  ///< sharpen's centre tap
+/// The smallest gx^2 + gy^2 whose rounded root exceeds 255 (255^2 + 255 + 1).
+constexpr int kSaturatedSquare = kMaxSample * kMaxSample + kMaxSample + 1;
+constexpr float kHalf = 0.5F;
+
+/// sobel_value without the switch and the integer square root, for the vector loop. For
+/// n <= 65281 the float root is within 2^-15 of sqrt(n), which is at least 2^-9 away from a
+/// half (|n - (k + 1/2)^2| >= 1/4), so adding 1/2 and truncating rounds exactly; larger n
+/// saturate to 255 either way.
+template <SobelOutput kOutput>
+std::uint8_t sobel_output_value(int gx, int gy) {
+  const int ax = gx < 0 ? -gx : gx;
+  const int ay = gy < 0 ? -gy : gy;
+  if constexpr (kOutput == SobelOutput::magnitude) {
+    const int square = std::min(gx * gx + gy * gy, kSaturatedSquare);
+    const int root = static_cast<int>(std::sqrt(static_cast<float>(square)) + kHalf);
+    return static_cast<std::uint8_t>(std::min(root, kMaxSample));
+  } else if constexpr (kOutput == SobelOutput::l1) {
+    return static_cast<std::uint8_t>(std::min(ax + ay, kMaxSample));
+  } else if constexpr (kOutput == SobelOutput::dx) {
+    return static_cast<std::uint8_t>(std::min(ax, kMaxSample));
+  } else {
+    return static_cast<std::uint8_t>(std::min(ay, kMaxSample));
+  }
+}
+
+template <SobelOutput kOutput>
+PARFILTER_VECTOR_CLONES void sobel_interior(const std::uint8_t* up, const std::uint8_t* mid,
+                                            const std::uint8_t* down, std::uint8_t* out, int begin,
+                                            int end) {
+  for (int x = begin; x < end; ++x) {
+    const auto gx = static_cast<std::int16_t>((up[x + 1] + 2 * mid[x + 1] + down[x + 1]) -
+                                              (up[x - 1] + 2 * mid[x - 1] + down[x - 1]));
+    const auto gy = static_cast<std::int16_t>((down[x - 1] + 2 * down[x] + down[x + 1]) -
+                                              (up[x - 1] + 2 * up[x] + up[x + 1]));
+    out[x] = sobel_output_value<kOutput>(gx, gy);
+  }
+}
+
+template <SobelOutput kOutput>
+void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                     BorderMode border) {
+  const int width = src.width();
+  const detail::BorderRows border_rows(src, border);
+  const detail::EdgeColumns edges(width, kSobelHalo, border);
+  const std::vector<int> edge_xs = edges.edge_pixels();
+  for (int y = rows.begin; y < rows.end; ++y) {
+    const std::uint8_t* up = border_rows.row(y - 1);
+    const std::uint8_t* mid = border_rows.row(y);
+    const std::uint8_t* down = border_rows.row(y + 1);
+    std::uint8_t* out = dst.row(y);
+    sobel_interior<kOutput>(up, mid, down, out, kSobelHalo, width - kSobelHalo);
+    for (std::size_t e = 0; e < edge_xs.size(); ++e) {
+      const auto s = [&](const std::uint8_t* row, int k) {
+        return edges.sample(row, static_cast<int>(e), k, 0, 1);
+      };
+      const int gx =
+          (s(up, 2) + 2 * s(mid, 2) + s(down, 2)) - (s(up, 0) + 2 * s(mid, 0) + s(down, 0));
+      const int gy =
+          (s(down, 0) + 2 * s(down, 1) + s(down, 2)) - (s(up, 0) + 2 * s(up, 1) + s(up, 2));
+      out[edge_xs[e]] = sobel_output_value<kOutput>(gx, gy);
+    }
+  }
+}
+
+/// out[i] = sat(5 mid[i] - up[i] - down[i] - mid[i - C] - mid[i + C]) over samples
+/// [begin, end); values lie in [-1020, 1275], so 16-bit lanes are exact.
+template <int C>
+PARFILTER_VECTOR_CLONES void sharpen_interior(const std::uint8_t* up, const std::uint8_t* mid,
+                                              const std::uint8_t* down, std::uint8_t* out,
+                                              std::ptrdiff_t begin, std::ptrdiff_t end) {
+  for (std::ptrdiff_t i = begin; i < end; ++i) {
+    const auto value = static_cast<std::int16_t>(kCentreWeight * mid[i] - up[i] - down[i] -
+                                                 mid[i - C] - mid[i + C]);
+    out[i] = static_cast<std::uint8_t>(
+        std::clamp<std::int16_t>(value, 0, static_cast<std::int16_t>(kMaxSample)));
+  }
+}
+
+}  // namespace
+
+void sobel_naive_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                      BorderMode border, SobelOutput output) {
+  const int width = src.width();
+  for_each_padded_row(src, rows, border, kSobelHalo, dst,
+                      [&](int /*y*/, const std::uint8_t* const* taps, std::uint8_t* out) {
+                        const std::uint8_t* up = taps[0];
+                        const std::uint8_t* mid = taps[1];
+                        const std::uint8_t* down = taps[2];
+                        // Padded column x + 1 is image column x.
+                        for (int x = 0; x < width; ++x) {
+                          const int gx = (up[x + 2] + 2 * mid[x + 2] + down[x + 2]) -
+                                         (up[x] + 2 * mid[x] + down[x]);
+                          const int gy = (down[x] + 2 * down[x + 1] + down[x + 2]) -
+                                         (up[x] + 2 * up[x + 1] + up[x + 2]);
+                          out[x] = sobel_value(gx, gy, output);
+                        }
+                      });
+}
+
+void sobel_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, BorderMode border,
+                SobelOutput output) {
+  switch (output) {
+    case SobelOutput::magnitude:
+      sobel_fast_rows<SobelOutput::magnitude>(src, dst, rows, border);
+      break;
+    case SobelOutput::l1:
+      sobel_fast_rows<SobelOutput::l1>(src, dst, rows, border);
+      break;
+    case SobelOutput::dx:
+      sobel_fast_rows<SobelOutput::dx>(src, dst, rows, border);
+      break;
+    case SobelOutput::dy:
+      sobel_fast_rows<SobelOutput::dy>(src, dst, rows, border);
+      break;
+  }
+}
+
+void sharpen_naive_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                        BorderMode border) {
+  const int width = src.width();
+  const int channels = src.channels();
+  const int filtered = filtered_channels(channels);
+  for_each_padded_row(src, rows, border, kSharpenHalo, dst,
+                      [&](int y, const std::uint8_t* const* taps, std::uint8_t* out) {
+                        for (int x = 0; x < width; ++x) {
+                          for (int c = 0; c < filtered; ++c) {
+                            const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(x) * channels + c;
+                            // Padded sample at + channels is image sample at.
+                            const int centre = taps[1][at + channels];
+                            const int value = kCentreWeight * centre - taps[0][at + channels] -
+                                              taps[2][at + channels] - taps[1][at] -
+                                              taps[1][at + 2 * channels];
+                            out[at] = static_cast<std::uint8_t>(std::clamp(value, 0, kMaxSample));
+                          }
+                        }
+                        copy_alpha(src, dst, y);
+                      });
+}
+
+void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                  BorderMode border) {
+  const int width = src.width();
+  const int channels = src.channels();
+  const detail::BorderRows border_rows(src, border);
+  const detail::EdgeColumns edges(width, kSharpenHalo, border);
+  const std::vector<int> edge_xs = edges.edge_pixels();
+  const std::ptrdiff_t interior_begin = channels;
+  const std::ptrdiff_t interior_end =
+      std::max(interior_begin, static_cast<std::ptrdiff_t>(width - kSharpenHalo) * channels);
+  for (int y = rows.begin; y < rows.end; ++y) {
+    const std::uint8_t* up = border_rows.row(y - 1);
+    const std::uint8_t* mid = border_rows.row(y);
+    const std::uint8_t* down = border_rows.row(y + 1);
+    std::uint8_t* out = dst.row(y);
+    switch (channels) {
+      case 1:
+        sharpen_interior<1>(up, mid, down, out, interior_begin, interior_end);
+        break;
+      case 3:
+        sharpen_interior<3>(up, mid, down, out, interior_begin, interior_end);
+        break;
+      default:
+        sharpen_interior<4>(up, mid, down, out, interior_begin, interior_end);
+        break;
+    }
+    for (std::size_t e = 0; e < edge_xs.size(); ++e) {
+      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(edge_xs[e]) * channels;
+      for (int c = 0; c < channels; ++c) {
+        const auto s = [&](int k) {
+          return edges.sample(mid, static_cast<int>(e), k, c, channels);
+        };
+        const int value = kCentreWeight * s(1) - up[at + c] - down[at + c] - s(0) - s(2);
+        out[at + c] = static_cast<std::uint8_t>(std::clamp(value, 0, kMaxSample));
+      }
+    }
+    copy_alpha(src, dst, y);
+  }
+}
+
+}  // namespace parfilter::kernels

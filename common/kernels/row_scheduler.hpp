@@ -1,0 +1,33 @@
+// The schedule of the CPU backends: how an image's rows are split into blocks and run. The
+// kernels (row_kernels.hpp) say what a block computes; a RowScheduler says where and when.
+#pragma once
+
+#include <functional>
+
+#include "parfilter/image.hpp"
+
+namespace parfilter {
+
+/// Splits rows into blocks and runs a function on each.
+class RowScheduler {
+ public:
+  RowScheduler() = default;
+  RowScheduler(const RowScheduler&) = delete;
+  RowScheduler& operator=(const RowScheduler&) = delete;
+  virtual ~RowScheduler() = default;
+
+  /// Upper bound on the number of blocks for_each_block hands out, so that callers can give
+  /// each block its own scratch (a per-block histogram) with no shared counters.
+  [[nodiscard]] virtual int max_blocks() const = 0;
+
+  /// Calls fn(range, block) for disjoint blocks that together cover [0, rows), block in
+  /// [0, max_blocks()). Returns when every call has returned: that return is the barrier
+  /// between the phases of a multi-phase op.
+  virtual void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) = 0;
+};
+
+/// Splits [0, rows) into `blocks` contiguous near-equal ranges and returns range `index`.
+/// The first rows % blocks ranges are one row longer. Ranges past `rows` are empty.
+[[nodiscard]] RowRange block_range(int rows, int blocks, int index);
+
+}  // namespace parfilter

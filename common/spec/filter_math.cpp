@@ -1,0 +1,312 @@
+// Host math shared by every backend: border mapping, Gaussian weights and tables, the exact
+// integer square root, histogram tables and thresholds, the YCrCb conversion and the
+// structuring elements. docs/FILTERS.md is the spec each function implements.
+#include "filter_math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace parfilter {
+namespace {
+
+// GCC and Clang provide 128-bit integers as an extension; __extension__ keeps -Wpedantic quiet.
+__extension__ using Int128 = __int128;
+__extension__ using UInt128 = unsigned __int128;
+
+constexpr int kMaxSample = 255;
+
+// ---- a small exact unsigned 256-bit integer, for Otsu's cross-multiplied comparison -------
+constexpr int kWideLimbs = 4;
+constexpr int kLimbBits = 64;
+using Wide = std::array<std::uint64_t, kWideLimbs>;  // little-endian 64-bit limbs
+
+Wide to_wide(UInt128 v) {
+  return {static_cast<std::uint64_t>(v), static_cast<std::uint64_t>(v >> kLimbBits), 0, 0};
+}
+
+/// a * b truncated to 256 bits; callers keep the true product below 2^256.
+Wide multiply(const Wide& a, const Wide& b) {
+  Wide result{};
+  for (int i = 0; i < kWideLimbs; ++i) {
+    std::uint64_t carry = 0;
+    for (int j = 0; i + j < kWideLimbs; ++j) {
+      const UInt128 cell = static_cast<UInt128>(a[i]) * b[j] + result[i + j] + carry;
+      result[i + j] = static_cast<std::uint64_t>(cell);
+      carry = static_cast<std::uint64_t>(cell >> kLimbBits);
+    }
+  }
+  return result;
+}
+
+bool greater(const Wide& a, const Wide& b) {
+  for (int i = kWideLimbs - 1; i >= 0; --i) {
+    if (a[i] != b[i]) return a[i] > b[i];
+  }
+  return false;
+}
+
+/// Otsu's exact comparison needs N < 2^40 so that its products stay below 2^256.
+constexpr std::uint64_t kMaxOtsuPixels = std::uint64_t{1} << 40;
+
+}  // namespace
+
+// ---- borders -------------------------------------------------------------------------------
+int border_index(int i, int n, BorderKind kind) {
+  if (i >= 0 && i < n) return i;
+  switch (kind) {
+    case BorderKind::replicate:
+      return i < 0 ? 0 : n - 1;
+    case BorderKind::reflect101:
+      if (n == 1) return 0;
+      // OpenCV's borderInterpolate: reflect about the edge pixels until inside.
+      while (i < 0 || i >= n) {
+        i = i < 0 ? -i : 2 * n - 2 - i;
+      }
+      return i;
+    case BorderKind::constant:
+      return -1;
+  }
+  return -1;
+}
+
+// ---- gaussian ------------------------------------------------------------------------------
+GaussianWeights gaussian_weights(double sigma) {
+  if (!(sigma > 0.0) || !std::isfinite(sigma)) {
+    throw std::invalid_argument("gaussian_weights: sigma must be positive and finite");
+  }
+  constexpr int kWeightSum = 1 << kGaussianWeightBits;
+  std::array<double, kGaussianTaps> g{};
+  double g_sum = 0.0;
+  for (int k = 0; k < kGaussianTaps; ++k) {
+    const double i = k - kGaussianRadius;
+    g[k] = std::exp(-(i * i) / (2.0 * sigma * sigma));
+    g_sum += g[k];
+  }
+  GaussianWeights weights;
+  int q_sum = 0;
+  for (int k = 0; k < kGaussianTaps; ++k) {
+    weights.q[k] = static_cast<int>(std::floor(kWeightSum * g[k] / g_sum + 0.5));
+    q_sum += weights.q[k];
+  }
+  weights.q[kGaussianRadius] += kWeightSum - q_sum;
+  return weights;
+}
+
+int gaussian_weight_class(int i, int j) {
+  // Distances from the centre, smaller first: (0,0) (0,1) (0,2) (1,1) (1,2) (2,2).
+  const int a = std::min(std::abs(i - kGaussianRadius), std::abs(j - kGaussianRadius));
+  const int b = std::max(std::abs(i - kGaussianRadius), std::abs(j - kGaussianRadius));
+  constexpr std::array<std::array<int, kGaussianRadius + 1>, kGaussianRadius + 1> kClass = {{
+      {0, 1, 2},
+      {1, 3, 4},
+      {2, 4, 5},
+  }};
+  return kClass[a][b];
+}
+
+GaussianLut gaussian_lut(const GaussianWeights& weights) {
+  std::array<std::uint32_t, kGaussianDistinctWeights> class_weight{};
+  for (int i = 0; i < kGaussianTaps; ++i) {
+    for (int j = 0; j < kGaussianTaps; ++j) {
+      class_weight[gaussian_weight_class(i, j)] = static_cast<std::uint32_t>(weights.weight(i, j));
+    }
+  }
+  GaussianLut lut{};
+  for (int k = 0; k < kGaussianDistinctWeights; ++k) {
+    for (std::uint32_t v = 0; v <= kMaxSample; ++v) lut[k][v] = class_weight[k] * v;
+  }
+  return lut;
+}
+
+// ---- sobel ---------------------------------------------------------------------------------
+std::uint32_t isqrt_round(std::uint64_t n) {
+  constexpr std::uint64_t kMaxRoot = std::numeric_limits<std::uint32_t>::max();
+  // floor(sqrt(n)) from the double estimate, corrected to be exact.
+  auto r = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(n)));
+  r = std::min(r, kMaxRoot);
+  while (r * r > n) --r;
+  while (r < kMaxRoot && (r + 1) * (r + 1) <= n) ++r;
+  // sqrt(n) >= r + 1/2  <=>  n >= r^2 + r + 1/4  <=>  n > r^2 + r (n is an integer), so the
+  // exact half never occurs and "half up" only matters in the spec's wording.
+  if (r < kMaxRoot && n > r * r + r) ++r;
+  return static_cast<std::uint32_t>(r);
+}
+
+std::uint8_t sobel_value(int gx, int gy, SobelOutput output) {
+  const int ax = std::abs(gx);
+  const int ay = std::abs(gy);
+  switch (output) {
+    case SobelOutput::magnitude: {
+      const auto sq = static_cast<std::uint64_t>(ax) * static_cast<std::uint64_t>(ax) +
+                      static_cast<std::uint64_t>(ay) * static_cast<std::uint64_t>(ay);
+      return static_cast<std::uint8_t>(
+          std::min<std::uint32_t>(isqrt_round(sq), static_cast<std::uint32_t>(kMaxSample)));
+    }
+    case SobelOutput::l1:
+      return static_cast<std::uint8_t>(std::min(ax + ay, kMaxSample));
+    case SobelOutput::dx:
+      return static_cast<std::uint8_t>(std::min(ax, kMaxSample));
+    case SobelOutput::dy:
+      return static_cast<std::uint8_t>(std::min(ay, kMaxSample));
+  }
+  return 0;
+}
+
+// ---- histograms and thresholds -------------------------------------------------------------
+std::array<std::uint8_t, 256> equalize_lut(const HistogramBins& hist) {
+  std::array<std::uint8_t, 256> lut{};
+  for (int v = 0; v < kHistogramBins; ++v) lut[v] = static_cast<std::uint8_t>(v);
+
+  std::uint64_t total = 0;
+  for (const auto count : hist) total += count;
+  int vmin = 0;
+  while (vmin < kHistogramBins && hist[vmin] == 0) ++vmin;
+  if (vmin == kHistogramBins) return lut;  // empty: identity
+  const std::uint64_t d = total - hist[vmin];
+  if (d == 0) return lut;  // one value only: the image is unchanged
+
+  // lut(v) = floor((2 * 255 * c(v) + D) / (2 D)): 255 c(v) / D rounded half up.
+  UInt128 c = 0;
+  for (int v = 0; v < kHistogramBins; ++v) {
+    if (v > vmin) c += hist[v];
+    lut[v] =
+        v < vmin
+            ? 0
+            : static_cast<std::uint8_t>((2 * kMaxSample * c + d) / (static_cast<UInt128>(2) * d));
+  }
+  return lut;
+}
+
+int otsu_threshold(const HistogramBins& hist) {
+  std::uint64_t n = 0;
+  std::uint64_t s = 0;
+  int distinct = 0;
+  int last_value = 0;
+  for (int v = 0; v < kHistogramBins; ++v) {
+    n += hist[v];
+    s += hist[v] * static_cast<std::uint64_t>(v);
+    if (hist[v] != 0) {
+      ++distinct;
+      last_value = v;
+    }
+  }
+  if (distinct == 0) return 0;
+  if (distinct == 1) return last_value;
+  if (n >= kMaxOtsuPixels) {
+    throw std::invalid_argument("otsu_threshold: more than 2^40 pixels");
+  }
+
+  // Between-class variance times N^2 is (N S0 - S W0)^2 / (W0 W1); compare the fractions by
+  // cross-multiplying, exactly. Class 0 holds the values <= t.
+  Wide best_num{};
+  Wide best_den{};
+  int best_t = -1;
+  std::uint64_t w0 = 0;
+  std::uint64_t s0 = 0;
+  for (int t = 0; t < kHistogramBins - 1; ++t) {
+    w0 += hist[t];
+    s0 += hist[t] * static_cast<std::uint64_t>(t);
+    const std::uint64_t w1 = n - w0;
+    if (w0 == 0 || w1 == 0) continue;
+    const Int128 diff = static_cast<Int128>(n) * s0 - static_cast<Int128>(s) * w0;
+    const UInt128 abs_diff = diff < 0 ? static_cast<UInt128>(-diff) : static_cast<UInt128>(diff);
+    const Wide num = multiply(to_wide(abs_diff), to_wide(abs_diff));
+    const Wide den = to_wide(static_cast<UInt128>(w0) * w1);
+    if (best_t < 0 || greater(multiply(num, best_den), multiply(best_num, den))) {
+      best_num = num;
+      best_den = den;
+      best_t = t;
+    }
+  }
+  return best_t;
+}
+
+int isodata_threshold(const HistogramBins& hist) {
+  // Prefix counts and sums make each round O(1).
+  std::array<std::uint64_t, kHistogramBins> count_upto{};
+  std::array<std::uint64_t, kHistogramBins> sum_upto{};
+  std::uint64_t n = 0;
+  std::uint64_t s = 0;
+  for (int v = 0; v < kHistogramBins; ++v) {
+    n += hist[v];
+    s += hist[v] * static_cast<std::uint64_t>(v);
+    count_upto[v] = n;
+    sum_upto[v] = s;
+  }
+  if (n == 0) return 0;
+  return isodata_rounds<UInt128>(n, s, [&](int t) {
+    return std::pair<UInt128, UInt128>{count_upto[t], sum_upto[t]};
+  });
+}
+
+// ---- morphology ----------------------------------------------------------------------------
+StructuringElement make_structuring_element(const SeSpec& spec) {
+  if (spec.width < 1 || spec.height < 1 || spec.width > kMaxSeSize || spec.height > kMaxSeSize) {
+    throw std::invalid_argument("make_structuring_element: bad size " + to_string(spec));
+  }
+  StructuringElement se;
+  se.width = spec.width;
+  se.height = spec.height;
+  se.anchor_x = spec.width / 2;
+  se.anchor_y = spec.height / 2;
+  se.mask.assign(static_cast<std::size_t>(se.width) * se.height, 0);
+  se.row_spans.resize(se.height);
+  // OpenCV's getStructuringElement: a 1x1 element is a rect whatever its shape.
+  const SeShape shape = (se.width == 1 && se.height == 1) ? SeShape::rect : spec.shape;
+  const int r = se.height / 2;
+  const int c = se.width / 2;
+  const double inv_r2 = r != 0 ? 1.0 / (static_cast<double>(r) * r) : 0.0;
+  for (int y = 0; y < se.height; ++y) {
+    int x0 = 0;
+    int x1 = 0;
+    if (shape == SeShape::rect || (shape == SeShape::cross && y == se.anchor_y)) {
+      x1 = se.width;
+    } else if (shape == SeShape::cross) {
+      x0 = se.anchor_x;
+      x1 = x0 + 1;
+    } else {
+      const int dy = y - r;
+      if (std::abs(dy) <= r) {
+        // cvRound: round half to even, as std::lrint in the default rounding mode.
+        const int dx = static_cast<int>(std::lrint(c * std::sqrt((r * r - dy * dy) * inv_r2)));
+        x0 = std::max(c - dx, 0);
+        x1 = std::min(c + dx + 1, se.width);
+      }
+    }
+    se.row_spans[y] = {x0, x1};
+    for (int x = x0; x < x1; ++x) se.mask[static_cast<std::size_t>(y) * se.width + x] = 1;
+  }
+  return se;
+}
+
+std::vector<MorphOp> morphology_steps(Op op, int iterations) {
+  const auto repeat = [iterations](std::vector<MorphOp>& steps, MorphOp step) {
+    steps.insert(steps.end(), static_cast<std::size_t>(iterations), step);
+  };
+  std::vector<MorphOp> steps;
+  switch (op) {
+    case Op::erode:
+      repeat(steps, MorphOp::erode);
+      break;
+    case Op::dilate:
+      repeat(steps, MorphOp::dilate);
+      break;
+    case Op::open:
+      repeat(steps, MorphOp::erode);
+      repeat(steps, MorphOp::dilate);
+      break;
+    case Op::close:
+      repeat(steps, MorphOp::dilate);
+      repeat(steps, MorphOp::erode);
+      break;
+    default:
+      throw std::logic_error("morphology_steps: not a morphology op");
+  }
+  return steps;
+}
+
+}  // namespace parfilter

@@ -1,0 +1,178 @@
+// Host-side math that every backend shares, so that all of them derive the same weights,
+// tables and thresholds bit for bit. docs/FILTERS.md gives the formulas.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "parfilter/op_set.hpp"
+
+namespace parfilter {
+
+// ---- gray --------------------------------------------------------------------------------
+inline constexpr int kGrayShift = 15;  ///< Q15 BT.601 luma, equal to OpenCV's RGB2GRAY
+inline constexpr int kGrayR = 9798;
+inline constexpr int kGrayG = 19235;
+inline constexpr int kGrayB = 3735;
+
+[[nodiscard]] constexpr std::uint8_t gray_of(int r, int g, int b) {
+  return static_cast<std::uint8_t>(
+      (kGrayR * r + kGrayG * g + kGrayB * b + (1 << (kGrayShift - 1))) >> kGrayShift);
+}
+
+// ---- borders -----------------------------------------------------------------------------
+/// Maps a coordinate that may lie outside [0, n) to one inside it, for replicate and
+/// reflect101 (OpenCV's borderInterpolate). Returns -1 for BorderKind::constant when i is
+/// outside, meaning "use the constant". n >= 1.
+[[nodiscard]] int border_index(int i, int n, BorderKind kind);
+
+// ---- gaussian ----------------------------------------------------------------------------
+inline constexpr int kGaussianTaps = 5;
+inline constexpr int kGaussianRadius = 2;
+inline constexpr int kGaussianWeightBits = 8;                   ///< 1-D weights sum to 256
+inline constexpr int kGaussianShift = 2 * kGaussianWeightBits;  ///< 2-D weights sum to 65536
+/// Distinct 2-D weights: q0q0, q0q1, q0q2, q1q1, q1q2, q2q2 (q symmetric about the centre).
+inline constexpr int kGaussianDistinctWeights = 6;
+
+/// The quantized 1-D weights q[-2..2], stored as q[0..4]; they sum to 256.
+struct GaussianWeights {
+  std::array<int, kGaussianTaps> q{};
+  /// 2-D weight w(i, j) = q[i] * q[j], i, j in 0..4.
+  [[nodiscard]] int weight(int i, int j) const { return q[i] * q[j]; }
+};
+
+/// q_i = floor(256 g_i / sum g + 1/2), g_i = exp(-i^2 / (2 sigma^2)), centre adjusted so the
+/// sum is 256. sigma > 0. For sigma 1.5: 31, 60, 74, 60, 31.
+[[nodiscard]] GaussianWeights gaussian_weights(double sigma);
+
+/// Index 0..5 of the distinct 2-D weight used at tap (i, j), i, j in 0..4.
+[[nodiscard]] int gaussian_weight_class(int i, int j);
+
+/// The lookup table lut[k][v] = weight_k * v for the 6 distinct weights and 256 values.
+using GaussianLut = std::array<std::array<std::uint32_t, 256>, kGaussianDistinctWeights>;
+[[nodiscard]] GaussianLut gaussian_lut(const GaussianWeights& weights);
+
+// ---- sobel -------------------------------------------------------------------------------
+/// round(sqrt(n)) for n >= 0, exactly, with halves rounded up.
+[[nodiscard]] std::uint32_t isqrt_round(std::uint64_t n);
+
+/// The output sample for gradients gx, gy under `output`, saturated to 255.
+[[nodiscard]] std::uint8_t sobel_value(int gx, int gy, SobelOutput output);
+
+// ---- histograms and thresholds -----------------------------------------------------------
+/// The equalization table of docs/FILTERS.md; identity when D = 0.
+[[nodiscard]] std::array<std::uint8_t, 256> equalize_lut(const HistogramBins& hist);
+
+/// Otsu's threshold: maximizes the between-class variance, exactly, smallest t on ties.
+/// A histogram with fewer than two distinct values gives that value (everything is
+/// background); an empty histogram gives 0.
+[[nodiscard]] int otsu_threshold(const HistogramBins& hist);
+
+/// The integer isodata threshold of docs/FILTERS.md. An empty histogram gives 0.
+[[nodiscard]] int isodata_threshold(const HistogramBins& hist);
+
+/// The isodata rounds of docs/FILTERS.md for n > 0 values summing to s, where below(t)
+/// returns {count, sum} of the values <= t. Wide is an unsigned type that holds s * n
+/// exactly (isodata_threshold uses 128 bits; a window of segment --adaptive fits 64). The one
+/// definition of the iteration, for callers that keep their own prefix counts.
+template <typename Wide, typename Below>
+[[nodiscard]] int isodata_rounds(Wide n, Wide s, Below&& below) {
+  constexpr int kMaxRounds = 256;
+  int t = static_cast<int>(s / n);
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const auto [w1, s1] = below(t);
+    const Wide w2 = n - static_cast<Wide>(w1);
+    const Wide s2 = s - static_cast<Wide>(s1);
+    if (w1 == 0 || w2 == 0) break;
+    const auto next = static_cast<int>((static_cast<Wide>(s1) * w2 + s2 * static_cast<Wide>(w1)) /
+                                       (2 * static_cast<Wide>(w1) * w2));
+    if (next == t) break;
+    t = next;
+  }
+  return t;
+}
+
+// ---- colour equalization (YCrCb, OpenCV's 8-bit integer conversion) -----------------------
+struct YCrCb {
+  std::uint8_t y, cr, cb;
+};
+
+// Inline, so that per-pixel kernels (colour equalize) compile them into their loops.
+namespace ycrcb {
+inline constexpr int kShift = 14;  // OpenCV 4.6's RGB2YCrCb_i / YCrCb2RGB_i constants
+inline constexpr int kR2Y = 4899;
+inline constexpr int kG2Y = 9617;
+inline constexpr int kB2Y = 1868;
+inline constexpr int kCrFromRMinusY = 11682;
+inline constexpr int kCbFromBMinusY = 9241;
+inline constexpr int kChromaOffset = 128;
+inline constexpr int kRFromCr = 22987;
+inline constexpr int kGFromCr = -11698;
+inline constexpr int kGFromCb = -5636;
+inline constexpr int kBFromCb = 29049;
+inline constexpr int kMaxSample = 255;
+
+/// Arithmetic right shift with rounding to nearest (half up): OpenCV's CV_DESCALE.
+[[nodiscard]] constexpr int descale(int v) { return (v + (1 << (kShift - 1))) >> kShift; }
+[[nodiscard]] constexpr std::uint8_t saturate(int v) {
+  return static_cast<std::uint8_t>(v < 0 ? 0 : (v > kMaxSample ? kMaxSample : v));
+}
+}  // namespace ycrcb
+
+/// Y alone (at most 255, no saturation needed).
+[[nodiscard]] constexpr std::uint8_t ycrcb_luma(int r, int g, int b) {
+  return static_cast<std::uint8_t>(
+      ycrcb::descale(ycrcb::kR2Y * r + ycrcb::kG2Y * g + ycrcb::kB2Y * b));
+}
+
+[[nodiscard]] constexpr YCrCb rgb_to_ycrcb(int r, int g, int b) {
+  using namespace ycrcb;
+  const int y = ycrcb_luma(r, g, b);
+  const int chroma_delta = kChromaOffset << kShift;
+  const int cr = descale((r - y) * kCrFromRMinusY + chroma_delta);
+  const int cb = descale((b - y) * kCbFromBMinusY + chroma_delta);
+  return {static_cast<std::uint8_t>(y), saturate(cr), saturate(cb)};
+}
+
+/// Writes r, g, b.
+constexpr void ycrcb_to_rgb(YCrCb ycc, std::uint8_t* rgb) {
+  using namespace ycrcb;
+  const int y = ycc.y;
+  const int cr = ycc.cr - kChromaOffset;
+  const int cb = ycc.cb - kChromaOffset;
+  rgb[0] = saturate(y + descale(cr * kRFromCr));
+  rgb[1] = saturate(y + descale(cb * kGFromCb + cr * kGFromCr));
+  rgb[2] = saturate(y + descale(cb * kBFromCb));
+}
+
+// ---- morphology --------------------------------------------------------------------------
+/// A structuring element as a mask, built like OpenCV's getStructuringElement. The anchor is
+/// (width / 2, height / 2). row_spans[y] = [x0, x1) of the mask's set pixels in row y (every
+/// shape's rows are one contiguous run, possibly empty).
+struct StructuringElement {
+  int width = 0;
+  int height = 0;
+  int anchor_x = 0;
+  int anchor_y = 0;
+  std::vector<std::uint8_t> mask;  ///< width * height, 1 where the element is set
+  struct Span {
+    int x0 = 0;
+    int x1 = 0;
+  };
+  std::vector<Span> row_spans;
+  [[nodiscard]] bool at(int x, int y) const { return mask[y * width + x] != 0; }
+};
+
+[[nodiscard]] StructuringElement make_structuring_element(const SeSpec& spec);
+
+/// One pass of morphology over the structuring element: a minimum or a maximum.
+enum class MorphOp : std::uint8_t { erode, dilate };
+
+/// The passes of a morphology op, as OpenCV's morphologyEx runs them: erode or dilate
+/// `iterations` times; open erodes `iterations` times then dilates as often, close the reverse.
+/// Throws std::logic_error for an op that is not morphology.
+[[nodiscard]] std::vector<MorphOp> morphology_steps(Op op, int iterations);
+
+}  // namespace parfilter

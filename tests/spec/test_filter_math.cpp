@@ -1,0 +1,421 @@
+// The shared host math of docs/FILTERS.md, checked against numbers worked out by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "filter_math.hpp"
+
+namespace parfilter {
+namespace {
+
+// ---- gray ------------------------------------------------------------------------------------
+TEST(Gray, Q15Luma) {
+  EXPECT_EQ(gray_of(0, 0, 0), 0);
+  // 9798 + 19235 + 3735 = 32768, so white stays white.
+  EXPECT_EQ(gray_of(255, 255, 255), 255);
+  // (9798 * 255 + 16384) >> 15 = 2514874 >> 15 = 76 (76.75 truncated after adding the half).
+  EXPECT_EQ(gray_of(255, 0, 0), 76);
+  // (19235 * 255 + 16384) >> 15 = 4921309 >> 15 = 150.
+  EXPECT_EQ(gray_of(0, 255, 0), 150);
+  // (3735 * 255 + 16384) >> 15 = 968809 >> 15 = 29.
+  EXPECT_EQ(gray_of(0, 0, 255), 29);
+}
+
+// ---- borders ---------------------------------------------------------------------------------
+TEST(BorderIndex, InsideIsIdentityForEveryKind) {
+  for (auto kind : {BorderKind::replicate, BorderKind::reflect101, BorderKind::constant}) {
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(border_index(i, 5, kind), i);
+  }
+}
+
+TEST(BorderIndex, ReplicateClamps) {
+  // aaa|abcde|eee
+  EXPECT_EQ(border_index(-1, 5, BorderKind::replicate), 0);
+  EXPECT_EQ(border_index(-7, 5, BorderKind::replicate), 0);
+  EXPECT_EQ(border_index(5, 5, BorderKind::replicate), 4);
+  EXPECT_EQ(border_index(9, 5, BorderKind::replicate), 4);
+  EXPECT_EQ(border_index(-2, 1, BorderKind::replicate), 0);
+  EXPECT_EQ(border_index(2, 1, BorderKind::replicate), 0);
+}
+
+TEST(BorderIndex, Reflect101MirrorsWithoutRepeatingTheEdge) {
+  // dcb|abcde|dcb: -1 -> 1, -2 -> 2, 5 -> 3, 6 -> 2.
+  EXPECT_EQ(border_index(-1, 5, BorderKind::reflect101), 1);
+  EXPECT_EQ(border_index(-2, 5, BorderKind::reflect101), 2);
+  EXPECT_EQ(border_index(5, 5, BorderKind::reflect101), 3);
+  EXPECT_EQ(border_index(6, 5, BorderKind::reflect101), 2);
+  // Far outside, repeated reflections: -6 -> 6 -> 2n-2-6 = 2.
+  EXPECT_EQ(border_index(-6, 5, BorderKind::reflect101), 2);
+}
+
+TEST(BorderIndex, Reflect101OnWidthOneIsAlwaysZero) {
+  for (int i = -3; i <= 3; ++i) EXPECT_EQ(border_index(i, 1, BorderKind::reflect101), 0);
+}
+
+TEST(BorderIndex, Reflect101OnWidthTwoAlternates) {
+  // n = 2: ...0 1 0 | 0 1 | 1 0 1...
+  // -1 -> 1; -2 -> 2 -> 2n-2-2 = 0; 2 -> 0; 3 -> -1 -> 1; -3 -> 3 -> -1 -> 1.
+  EXPECT_EQ(border_index(-1, 2, BorderKind::reflect101), 1);
+  EXPECT_EQ(border_index(-2, 2, BorderKind::reflect101), 0);
+  EXPECT_EQ(border_index(2, 2, BorderKind::reflect101), 0);
+  EXPECT_EQ(border_index(3, 2, BorderKind::reflect101), 1);
+  EXPECT_EQ(border_index(-3, 2, BorderKind::reflect101), 1);
+}
+
+TEST(BorderIndex, ConstantOutsideIsMinusOne) {
+  EXPECT_EQ(border_index(-1, 5, BorderKind::constant), -1);
+  EXPECT_EQ(border_index(5, 5, BorderKind::constant), -1);
+  EXPECT_EQ(border_index(1, 1, BorderKind::constant), -1);
+}
+
+// ---- gaussian --------------------------------------------------------------------------------
+TEST(GaussianWeights, SigmaOnePointFive) {
+  // g = e^-(4/4.5), e^-(1/4.5), 1, ... = 0.4111, 0.8007, 1; sum 3.4236.
+  // 256 g / sum = 30.74, 59.87, 74.77 -> 31, 60, 75: they sum to 257, so the centre gives 1.
+  const auto w = gaussian_weights(1.5);
+  EXPECT_EQ(w.q, (std::array<int, 5>{31, 60, 74, 60, 31}));
+}
+
+TEST(GaussianWeights, OtherSigmasSumTo256) {
+  // sigma 1: 13.95, 62.52, 103.07 -> 14, 63, 103 (sum 257) -> centre 102.
+  EXPECT_EQ(gaussian_weights(1.0).q, (std::array<int, 5>{14, 63, 102, 63, 14}));
+  // sigma 0.5: 0.07, 27.26, 201.41 -> 0, 27, 201 (sum 255) -> centre 202.
+  EXPECT_EQ(gaussian_weights(0.5).q, (std::array<int, 5>{0, 27, 202, 27, 0}));
+  // Tiny sigma: everything on the centre.
+  EXPECT_EQ(gaussian_weights(0.01).q, (std::array<int, 5>{0, 0, 256, 0, 0}));
+  // Huge sigma: 51.2 each -> 51 (sum 255) -> centre 52.
+  EXPECT_EQ(gaussian_weights(1000.0).q, (std::array<int, 5>{51, 51, 52, 51, 51}));
+}
+
+TEST(GaussianWeights, TwoDimensionalWeightsSumTo65536) {
+  const auto w = gaussian_weights(1.5);
+  int sum = 0;
+  for (int i = 0; i < kGaussianTaps; ++i) {
+    for (int j = 0; j < kGaussianTaps; ++j) sum += w.weight(i, j);
+  }
+  EXPECT_EQ(sum, 1 << kGaussianShift);
+  EXPECT_EQ(w.weight(2, 2), 74 * 74);
+  EXPECT_EQ(w.weight(0, 1), 31 * 60);
+}
+
+TEST(GaussianWeights, RejectsNonPositiveSigma) {
+  EXPECT_THROW((void)gaussian_weights(0.0), std::invalid_argument);
+  EXPECT_THROW((void)gaussian_weights(-1.0), std::invalid_argument);
+}
+
+TEST(GaussianLut, ClassesByDistanceFromTheCentre) {
+  // Classes: (0,0) (0,1) (0,2) (1,1) (1,2) (2,2) by distances from the centre tap 2.
+  EXPECT_EQ(gaussian_weight_class(2, 2), 0);
+  EXPECT_EQ(gaussian_weight_class(2, 1), 1);
+  EXPECT_EQ(gaussian_weight_class(3, 2), 1);
+  EXPECT_EQ(gaussian_weight_class(0, 2), 2);
+  EXPECT_EQ(gaussian_weight_class(2, 4), 2);
+  EXPECT_EQ(gaussian_weight_class(1, 3), 3);
+  EXPECT_EQ(gaussian_weight_class(0, 1), 4);
+  EXPECT_EQ(gaussian_weight_class(3, 4), 4);
+  EXPECT_EQ(gaussian_weight_class(0, 0), 5);
+  EXPECT_EQ(gaussian_weight_class(4, 4), 5);
+}
+
+TEST(GaussianLut, HoldsWeightTimesValue) {
+  const auto w = gaussian_weights(1.5);
+  const auto lut = gaussian_lut(w);
+  EXPECT_EQ(lut[0][1], 74U * 74U);
+  EXPECT_EQ(lut[5][255], 31U * 31U * 255U);  // 245055
+  for (int i = 0; i < kGaussianTaps; ++i) {
+    for (int j = 0; j < kGaussianTaps; ++j) {
+      for (int v : {0, 1, 77, 255}) {
+        EXPECT_EQ(lut[gaussian_weight_class(i, j)][v],
+                  static_cast<std::uint32_t>(w.weight(i, j) * v));
+      }
+    }
+  }
+}
+
+// ---- sobel -----------------------------------------------------------------------------------
+TEST(IsqrtRound, SmallValuesRoundHalfUp) {
+  // round(sqrt(n)) is k for n <= k^2 + k and k + 1 above: sqrt(k^2 + k) < k + 1/2 < sqrt(k^2 + k +
+  // 1).
+  const std::vector<std::pair<std::uint64_t, std::uint32_t>> cases = {
+      {0, 0}, {1, 1}, {2, 1}, {3, 2}, {4, 2}, {6, 2}, {7, 3}, {12, 3}, {13, 4}, {16, 4}, {25, 5}};
+  for (const auto& [n, root] : cases) EXPECT_EQ(isqrt_round(n), root) << "n = " << n;
+}
+
+TEST(IsqrtRound, LargeValuesAreExact) {
+  const std::uint64_t k = 1000000;
+  EXPECT_EQ(isqrt_round(k * k + k), k);
+  EXPECT_EQ(isqrt_round(k * k + k + 1), k + 1);
+  const std::uint64_t big = std::numeric_limits<std::uint32_t>::max();
+  EXPECT_EQ(isqrt_round(big * big), big);
+  EXPECT_EQ(isqrt_round(big * big - 1), big);
+  // round(sqrt(2^64 - 1)) = 2^32 does not fit: saturated.
+  EXPECT_EQ(isqrt_round(std::numeric_limits<std::uint64_t>::max()), big);
+}
+
+TEST(IsqrtRound, MatchesLongDoubleEverywhereSobelCanReach) {
+  // |gx|, |gy| <= 4 * 255 = 1020, so n <= 2 * 1020^2.
+  constexpr std::uint64_t kMaxSobelSquare = 2ULL * 1020 * 1020;
+  for (std::uint64_t n = 0; n <= kMaxSobelSquare; ++n) {
+    const auto expected =
+        static_cast<std::uint32_t>(std::floor(std::sqrt(static_cast<long double>(n)) + 0.5L));
+    ASSERT_EQ(isqrt_round(n), expected) << "n = " << n;
+  }
+}
+
+TEST(SobelValue, EachOutputMode) {
+  EXPECT_EQ(sobel_value(3, 4, SobelOutput::magnitude), 5);
+  EXPECT_EQ(sobel_value(1, 1, SobelOutput::magnitude), 1);         // 1.414
+  EXPECT_EQ(sobel_value(2, 2, SobelOutput::magnitude), 3);         // 2.828
+  EXPECT_EQ(sobel_value(-1, 2, SobelOutput::magnitude), 2);        // 2.236
+  EXPECT_EQ(sobel_value(-200, 200, SobelOutput::magnitude), 255);  // 282.8 saturated
+  EXPECT_EQ(sobel_value(-3, 4, SobelOutput::l1), 7);
+  EXPECT_EQ(sobel_value(-100, 200, SobelOutput::l1), 255);
+  EXPECT_EQ(sobel_value(-7, 9, SobelOutput::dx), 7);
+  EXPECT_EQ(sobel_value(-300, 9, SobelOutput::dx), 255);
+  EXPECT_EQ(sobel_value(-7, 9, SobelOutput::dy), 9);
+  EXPECT_EQ(sobel_value(0, -1020, SobelOutput::dy), 255);
+}
+
+// ---- equalize --------------------------------------------------------------------------------
+HistogramBins histogram_of(std::initializer_list<std::pair<int, std::uint64_t>> counts) {
+  HistogramBins h{};
+  for (const auto& [v, n] : counts) h[v] = n;
+  return h;
+}
+
+TEST(EqualizeLut, FourPixels) {
+  // Values 2, 5, 5, 9: N = 4, vmin = 2, D = 4 - 1 = 3.
+  // c(5) = 2 -> 255 * 2 / 3 = 170 exactly; c(9) = 3 -> 255. Below vmin and at vmin: 0.
+  const auto lut = equalize_lut(histogram_of({{2, 1}, {5, 2}, {9, 1}}));
+  EXPECT_EQ(lut[0], 0);
+  EXPECT_EQ(lut[2], 0);
+  EXPECT_EQ(lut[3], 0);  // c(3) = 0
+  EXPECT_EQ(lut[5], 170);
+  EXPECT_EQ(lut[8], 170);  // c(8) = c(5)
+  EXPECT_EQ(lut[9], 255);
+  EXPECT_EQ(lut[255], 255);
+}
+
+TEST(EqualizeLut, HalvesRoundUp) {
+  // Values 0, 1, 2: D = 2; c(1) = 1 -> 127.5 -> 128 = floor((510 + 2) / 4).
+  const auto lut = equalize_lut(histogram_of({{0, 1}, {1, 1}, {2, 1}}));
+  EXPECT_EQ(lut[0], 0);
+  EXPECT_EQ(lut[1], 128);
+  EXPECT_EQ(lut[2], 255);
+}
+
+TEST(EqualizeLut, DZeroAndEmptyAreIdentity) {
+  const auto single = equalize_lut(histogram_of({{7, 5}}));  // D = 5 - 5 = 0
+  const auto empty = equalize_lut(HistogramBins{});
+  for (int v = 0; v < kHistogramBins; ++v) {
+    EXPECT_EQ(single[v], v);
+    EXPECT_EQ(empty[v], v);
+  }
+}
+
+TEST(EqualizeLut, VminAboveZeroMapsToZero) {
+  // Values 100 (x3) and 101 (x1): D = 1, c(101) = 1 -> 255; 100 -> 0.
+  const auto lut = equalize_lut(histogram_of({{100, 3}, {101, 1}}));
+  EXPECT_EQ(lut[99], 0);
+  EXPECT_EQ(lut[100], 0);
+  EXPECT_EQ(lut[101], 255);
+}
+
+// ---- otsu ------------------------------------------------------------------------------------
+TEST(Otsu, TwoPeaksTakesTheSmallestTiedThreshold) {
+  // Every t in 10..199 splits {10} from {200} the same way: the smallest, 10, wins.
+  EXPECT_EQ(otsu_threshold(histogram_of({{10, 3}, {200, 5}})), 10);
+}
+
+TEST(Otsu, ThreeValues) {
+  // Values 0, 1, 10. Variance x N^2 = W0 W1 (mu0 - mu1)^2:
+  // t = 0: 1 * 2 * (0 - 5.5)^2 = 60.5; t = 1..9: 2 * 1 * (0.5 - 10)^2 = 180.5 -> t = 1.
+  EXPECT_EQ(otsu_threshold(histogram_of({{0, 1}, {1, 1}, {10, 1}})), 1);
+}
+
+TEST(Otsu, ExactTieBetweenDifferentSplits) {
+  // Values 0, 1, 1, 2: t = 0: 1 * 3 * (0 - 4/3)^2 = 16/3; t = 1: 3 * 1 * (2/3 - 2)^2 = 16/3.
+  EXPECT_EQ(otsu_threshold(histogram_of({{0, 1}, {1, 2}, {2, 1}})), 0);
+}
+
+TEST(Otsu, DegenerateHistograms) {
+  EXPECT_EQ(otsu_threshold(HistogramBins{}), 0);
+  EXPECT_EQ(otsu_threshold(histogram_of({{42, 7}})), 42);
+  EXPECT_EQ(otsu_threshold(histogram_of({{255, 1}})), 255);
+}
+
+TEST(Otsu, HugeCountsStayExact) {
+  // Nearly 2^40 pixels: the products need more than 128 bits.
+  const std::uint64_t half = std::uint64_t{1} << 39;
+  EXPECT_EQ(otsu_threshold(histogram_of({{0, half}, {255, half - 1}})), 0);
+  EXPECT_EQ(otsu_threshold(histogram_of({{0, half}, {3, 1}, {255, half - 2}})), 3);
+}
+
+/// Otsu's threshold in long double, for histograms far from ties.
+int otsu_by_floating_point(const HistogramBins& h) {
+  long double n = 0;
+  long double s = 0;
+  for (int v = 0; v < kHistogramBins; ++v) {
+    n += h[v];
+    s += static_cast<long double>(h[v]) * v;
+  }
+  long double w0 = 0;
+  long double s0 = 0;
+  long double best = -1;
+  int best_t = 0;
+  for (int t = 0; t < kHistogramBins - 1; ++t) {
+    w0 += h[t];
+    s0 += static_cast<long double>(h[t]) * t;
+    const long double w1 = n - w0;
+    if (w0 == 0 || w1 == 0) continue;
+    const long double d = s0 / w0 - (s - s0) / w1;
+    const long double var = w0 * w1 * d * d;
+    if (var > best * (1 + 1e-15L)) {
+      best = var;
+      best_t = t;
+    }
+  }
+  return best_t;
+}
+
+TEST(Otsu, AgreesWithFloatingPointOnRandomHistograms) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::uint64_t> count(0, 100000);
+  for (int trial = 0; trial < 200; ++trial) {
+    HistogramBins h{};
+    for (auto& c : h) c = count(rng);
+    EXPECT_EQ(otsu_threshold(h), otsu_by_floating_point(h)) << "trial " << trial;
+  }
+}
+
+// ---- isodata ---------------------------------------------------------------------------------
+TEST(Isodata, ConvergesInOneRound) {
+  // Values 10, 10, 20, 20, 200: S = 260, N = 5, t = 52.
+  // W1 = 4, S1 = 60, W2 = 1, S2 = 200: t' = floor((60 + 800) / 8) = 107; then t' = t.
+  EXPECT_EQ(isodata_threshold(histogram_of({{10, 2}, {20, 2}, {200, 1}})), 107);
+}
+
+TEST(Isodata, ValueChangesClassBetweenRounds) {
+  // Values 0 (x4), 60, 200: S = 260, N = 6, t = 43.
+  // Round 1: W1 = 4, S1 = 0, W2 = 2, S2 = 260 -> floor(1040 / 16) = 65: 60 moves down.
+  // Round 2: W1 = 5, S1 = 60, W2 = 1, S2 = 200 -> floor((60 + 1000) / 10) = 106.
+  // Round 3: same classes -> 106 again: stop.
+  EXPECT_EQ(isodata_threshold(histogram_of({{0, 4}, {60, 1}, {200, 1}})), 106);
+}
+
+TEST(Isodata, DegenerateHistograms) {
+  EXPECT_EQ(isodata_threshold(HistogramBins{}), 0);
+  // One value: t = 77, W2 = 0: stop at once.
+  EXPECT_EQ(isodata_threshold(histogram_of({{77, 3}})), 77);
+  // 0 and 255 once each: t = 127, W1 = W2 = 1 -> floor(255 / 2) = 127.
+  EXPECT_EQ(isodata_threshold(histogram_of({{0, 1}, {255, 1}})), 127);
+}
+
+// ---- YCrCb -----------------------------------------------------------------------------------
+TEST(YCrCb, GraysHaveNeutralChroma) {
+  for (int v : {0, 1, 128, 254, 255}) {
+    const auto ycc = rgb_to_ycrcb(v, v, v);
+    EXPECT_EQ(ycc.y, v);
+    EXPECT_EQ(ycc.cr, 128);
+    EXPECT_EQ(ycc.cb, 128);
+    std::uint8_t rgb[3];
+    ycrcb_to_rgb(ycc, rgb);
+    EXPECT_EQ(rgb[0], v);
+    EXPECT_EQ(rgb[1], v);
+    EXPECT_EQ(rgb[2], v);
+  }
+}
+
+TEST(YCrCb, PureRed) {
+  // Y = (4899 * 255 + 8192) >> 14 = 1257437 >> 14 = 76.
+  // Cr = (179 * 11682 + (128 << 14) + 8192) >> 14 = 4196422 >> 14 = 256 -> 255.
+  // Cb = (-76 * 9241 + (128 << 14) + 8192) >> 14 = 1403028 >> 14 = 85.
+  const auto ycc = rgb_to_ycrcb(255, 0, 0);
+  EXPECT_EQ(ycc.y, 76);
+  EXPECT_EQ(ycc.cr, 255);
+  EXPECT_EQ(ycc.cb, 85);
+  // Back: Cr - 128 = 127, Cb - 128 = -43.
+  // R = 76 + ((127 * 22987 + 8192) >> 14) = 76 + 178 = 254.
+  // G = 76 + ((-43 * -5636 + 127 * -11698 + 8192) >> 14) = 76 + floor(-75.4) = 0.
+  // B = 76 + ((-43 * 29049 + 8192) >> 14) = 76 + floor(-75.7) = 0.
+  std::uint8_t rgb[3];
+  ycrcb_to_rgb(ycc, rgb);
+  EXPECT_EQ(rgb[0], 254);
+  EXPECT_EQ(rgb[1], 0);
+  EXPECT_EQ(rgb[2], 0);
+}
+
+// ---- structuring elements ---------------------------------------------------------------------
+/// The mask as rows of '0'/'1', to compare with OpenCV's getStructuringElement output.
+std::vector<std::string> mask_rows(const StructuringElement& se) {
+  std::vector<std::string> rows;
+  for (int y = 0; y < se.height; ++y) {
+    std::string row;
+    for (int x = 0; x < se.width; ++x) row += se.at(x, y) ? '1' : '0';
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+using Rows = std::vector<std::string>;
+
+TEST(StructuringElement, RectAndCross) {
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::rect, 3, 2})), (Rows{"111", "111"}));
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::cross, 5, 3})),
+            (Rows{"00100", "11111", "00100"}));
+  // Even sizes: the anchor is (W/2, H/2) = (2, 2).
+  const auto cross4 = make_structuring_element({SeShape::cross, 4, 4});
+  EXPECT_EQ(mask_rows(cross4), (Rows{"0010", "0010", "1111", "0010"}));
+  EXPECT_EQ(cross4.anchor_x, 2);
+  EXPECT_EQ(cross4.anchor_y, 2);
+}
+
+TEST(StructuringElement, EllipsesMatchOpenCVMasks) {
+  // These are cv::getStructuringElement(MORPH_ELLIPSE, ...) outputs of OpenCV 4.6.
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::ellipse, 3, 3})),
+            (Rows{"010", "111", "010"}));
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::ellipse, 5, 5})),
+            (Rows{"00100", "11111", "11111", "11111", "00100"}));
+  // 7x7: r = c = 3; dy = 2: dx = round(3 sqrt(5/9)) = round(2.236) = 2.
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::ellipse, 7, 7})),
+            (Rows{"0001000", "0111110", "1111111", "1111111", "1111111", "0111110", "0001000"}));
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::ellipse, 5, 3})),
+            (Rows{"00100", "11111", "00100"}));
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::ellipse, 4, 4})),
+            (Rows{"0010", "1111", "1111", "1111"}));
+  // r = 0 makes inv_r2 = 0, so a one-row ellipse keeps only its centre (an OpenCV quirk).
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::ellipse, 5, 1})), (Rows{"00100"}));
+  EXPECT_EQ(mask_rows(make_structuring_element({SeShape::ellipse, 1, 3})), (Rows{"1", "1", "1"}));
+}
+
+TEST(StructuringElement, OneByOneIsARect) {
+  for (auto shape : {SeShape::rect, SeShape::cross, SeShape::ellipse}) {
+    const auto se = make_structuring_element({shape, 1, 1});
+    EXPECT_EQ(mask_rows(se), (Rows{"1"}));
+  }
+}
+
+TEST(StructuringElement, RowSpansDescribeTheMask) {
+  for (auto shape : {SeShape::rect, SeShape::cross, SeShape::ellipse}) {
+    for (int w = 1; w <= 12; ++w) {
+      for (int h = 1; h <= 12; ++h) {
+        const auto se = make_structuring_element({shape, w, h});
+        ASSERT_EQ(static_cast<int>(se.row_spans.size()), h);
+        for (int y = 0; y < h; ++y) {
+          for (int x = 0; x < w; ++x) {
+            const bool in_span = x >= se.row_spans[y].x0 && x < se.row_spans[y].x1;
+            EXPECT_EQ(se.at(x, y), in_span);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace parfilter
