@@ -52,5 +52,5 @@ tests="$build_dir/tests"
 # 70x50 element, which exercise the pool no differently and whose instrumented reference
 # would take most of the time.
 "${run[@]}" "$tests/test_cross_backend" --gtest_brief=1 \
-  --gtest_filter='*pthread_t2_*:*pthread_t3_*:*pthread_t7_*:ThreadedBackends.*-*_astronaut_*:*_camera_*:*_horse_*:*ellipse70x50*'
+  --gtest_filter='*pthread_t2_*:*pthread_t3_*:*pthread_t7_*:ThreadedBackends.*-*_astronaut_*:*_camera_*:*_horse_*:*ellipse_70x50*'
 echo "tsan.sh: ThreadSanitizer found no data race in the pthread backend, the pipeline or the I/O"

@@ -20,13 +20,16 @@ constexpr int kMaxWindow = 4095;
 constexpr int kMaxMinContrast = 256;
 
 using namespace std::string_view_literals;
-constexpr std::array kBorderSamples{"reflect101"sv, "constant:7"sv};
-constexpr std::array kSigmaSamples{"0.6"sv, "3"sv};
+// Values the tests (every backend against the reference) and the benchmarks try besides each
+// parameter's default: the borders' every kind, an odd constant, Sobel's every output, each
+// element shape and one larger than small test images, the adaptive window's extremes.
+constexpr std::array kBorderSamples{"reflect101"sv, "constant"sv, "constant:77"sv};
+constexpr std::array kSigmaSamples{"0.8"sv};
 constexpr std::array kSobelSamples{"l1"sv, "dx"sv, "dy"sv};
-constexpr std::array kSeSamples{"rect:5x3"sv, "cross:5x5"sv, "ellipse:7x5"sv, "rect:1x1"sv};
+constexpr std::array kSeSamples{"rect:4x2"sv, "cross:5x3"sv, "ellipse:7x5"sv, "ellipse:70x50"sv};
 constexpr std::array kIterationSamples{"2"sv};
-constexpr std::array kWindowSamples{"5"sv, "1"sv};
-constexpr std::array kMinContrastSamples{"0"sv, "40"sv};
+constexpr std::array kWindowSamples{"3"sv, "7"sv, "41"sv};
+constexpr std::array kMinContrastSamples{"0"sv};
 
 constexpr std::array<ParamInfo, 9> kParams = {{
     {Param::border, "--border", "MODE", "pixels outside the image", ParamKind::word, 0, 0,
