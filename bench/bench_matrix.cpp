@@ -28,9 +28,7 @@ std::vector<std::string> default_ops() {
   return names;
 }
 
-bool has_se(Op op) {
-  return op == Op::erode || op == Op::dilate || op == Op::open || op == Op::close;
-}
+bool has_se(Op op) { return reads(op, Param::se); }
 
 std::vector<Case> expand_cases(const Matrix& matrix) {
   std::vector<Op> ops;

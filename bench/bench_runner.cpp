@@ -176,8 +176,9 @@ std::vector<Runner::Contender> Runner::contenders(const Case& c, const Image& im
           StageTimes sum;
           BatchCallbacks callbacks;
           // Each input a fresh copy, as a batch that loads its images hands them over.
-          callbacks.next = indexed_inputs(static_cast<std::size_t>(batch),
-                                          [&image](std::size_t) -> std::optional<Image> { return image; });
+          callbacks.next =
+              indexed_inputs(static_cast<std::size_t>(batch),
+                             [&image](std::size_t) -> std::optional<Image> { return image; });
           callbacks.done = [&sum, samples](std::size_t, OpOutput&& out, const StageTimes& t) {
             sum.compute_ms += t.compute_ms;
             sum.upload_ms = sum.upload_ms.value_or(0.0) + t.upload_ms.value_or(0.0);

@@ -15,9 +15,9 @@
 
 #include "cuda_ops.hpp"
 #include "cuda_util.hpp"
-#include "pinned_pool.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
+#include "pinned_pool.hpp"
 
 namespace parfilter {
 namespace {
@@ -308,7 +308,8 @@ class CudaBackend final : public Backend {
   }
 
   BackendOptions options_;
-  std::shared_ptr<cuda::PinnedPool> pinned_ = std::make_shared<cuda::PinnedPool>(kCachedPinnedBytes);
+  std::shared_ptr<cuda::PinnedPool> pinned_ =
+      std::make_shared<cuda::PinnedPool>(kCachedPinnedBytes);
   mutable std::optional<Availability> availability_;
   int device_ = -1;
   std::vector<std::unique_ptr<Workspace>> workspaces_;

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "parfilter/error.hpp"
 #include "filter_math.hpp"
+#include "parfilter/error.hpp"
 
 namespace parfilter::cuda {
 namespace {
@@ -45,10 +45,6 @@ Enum lookup(const VariantNames<Enum>& names, const std::string& name) {
     if (variant == name) return value;
   }
   throw UsageError("unknown CUDA variant '" + name + "'");
-}
-
-bool is_morphology(Op op) {
-  return op == Op::erode || op == Op::dilate || op == Op::open || op == Op::close;
 }
 
 /// Copies `bytes` from host memory to the device through pinned memory, on the stream.
@@ -198,10 +194,19 @@ std::vector<std::string> cuda_variants(Op op) {
       return names(kSharpenVariants);
     case Op::histogram:
       return names(kHistogramVariants);
-    default:
-      if (is_morphology(op)) return names(kMorphVariants);
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+      return names(kMorphVariants);
+    case Op::gray:
+    case Op::equalize:
+    case Op::otsu:
+    case Op::segment:
+    case Op::pool:
       return {std::string(kDefault)};
   }
+  throw std::logic_error("cuda_variants: unknown op");
 }
 
 DeviceImage device_image(DeviceBuffer& buffer, int width, int height, int channels) {
@@ -250,10 +255,13 @@ DeviceResult enqueue_op(Workspace& ws, Op op, const OpParams& params, const Devi
       launch_pool(in, out, stream);
       return DeviceResult{out, {}, {}};
     }
-    default:
-      if (is_morphology(op)) return DeviceResult{run_morphology(ws, op, params, in), {}, {}};
-      throw std::logic_error("enqueue_op: unknown op");
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+      return DeviceResult{run_morphology(ws, op, params, in), {}, {}};
   }
+  throw std::logic_error("enqueue_op: unknown op");
 }
 
 DeviceImage adopt_as_input(Workspace& ws, const DeviceImage& image) {

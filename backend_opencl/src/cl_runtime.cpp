@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "kernel_sources.hpp"
 #include "filter_math.hpp"
+#include "kernel_sources.hpp"
 
 namespace parfilter::opencl {
 namespace {

@@ -85,8 +85,7 @@ Buffer create_image(const Runtime& rt, const ImageLayout& layout) {
 }  // namespace
 
 Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
-                            const std::vector<MorphOp>& steps,
-                            const ConstImageView& input) {
+                            const std::vector<MorphOp>& steps, const ConstImageView& input) {
   const ImageLayout layout = image_layout(rt, setup);
   const Buffer images[2] = {create_image(rt, layout), create_image(rt, layout)};
   const std::size_t origin[3] = {0, 0, 0};

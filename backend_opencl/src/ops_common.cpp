@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "ops.hpp"
 
@@ -85,9 +86,13 @@ std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
     case Op::close:
       return names(
           {kMorphDefault, kMorphColumns, kMorphVector, kMorphNaive, kMorphImage2d, kMorphVhgw});
-    default:
+    case Op::gray:
+    case Op::equalize:
+    case Op::otsu:
+    case Op::pool:
       return names({kDefaultVariant});
   }
+  throw std::logic_error("opencl_variants: unknown op");
 }
 
 std::size_t image_bytes(int width, int height, int channels) {

@@ -1,9 +1,9 @@
 // gray, gaussian, sobel, sharpen and pool: one or two kernels between upload and download.
 #include <stdexcept>
 
+#include "filter_math.hpp"
 #include "ops.hpp"
 #include "parfilter/error.hpp"
-#include "filter_math.hpp"
 
 namespace parfilter::opencl {
 namespace {
@@ -144,7 +144,14 @@ OpOutput run_filter_op(Runtime& rt, Op op, const ConstImageView& input, const Op
     case Op::pool:
       output.image = run_pool(rt, input);
       break;
-    default:
+    case Op::histogram:
+    case Op::equalize:
+    case Op::otsu:
+    case Op::segment:
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
       throw std::logic_error("run_filter_op: not a filter op");
   }
   return output;

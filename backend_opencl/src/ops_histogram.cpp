@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "ops.hpp"
 #include "filter_math.hpp"
+#include "ops.hpp"
 
 namespace parfilter::opencl {
 namespace {
@@ -126,7 +126,15 @@ OpOutput run_histogram_op(Runtime& rt, Op op, const ConstImageView& input, const
     case Op::segment:
       output = run_thresholding(rt, op, input, params, variant);
       break;
-    default:
+    case Op::gray:
+    case Op::gaussian:
+    case Op::sobel:
+    case Op::sharpen:
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+    case Op::pool:
       throw std::logic_error("run_histogram_op: not a histogram op");
   }
   return output;

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "filter_math.hpp"
 #include "morphology.hpp"
 #include "ops.hpp"
-#include "filter_math.hpp"
 
 namespace parfilter::opencl {
 namespace {
@@ -111,9 +111,8 @@ class BufferSteps {
   Buffer columns_pass_;
 };
 
-Image run_buffers(Runtime& rt, const MorphologySetup& setup,
-                  const std::vector<MorphOp>& steps, const ConstImageView& input,
-                  std::string_view variant) {
+Image run_buffers(Runtime& rt, const MorphologySetup& setup, const std::vector<MorphOp>& steps,
+                  const ConstImageView& input, std::string_view variant) {
   const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
   const Buffer in = upload_image(rt, input);
   const Buffer ping_pong[2] = {rt.buffer(bytes, "morphology output"),

@@ -12,8 +12,8 @@
 #include "parfilter/backends/opencl.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
-#include "reference.hpp"
 #include "program_cache.hpp"
+#include "reference.hpp"
 #include "support/test_images.hpp"
 
 namespace parfilter::opencl {

@@ -20,8 +20,8 @@
 #include "bench_npp.hpp"
 #include "bench_timer.hpp"
 #include "cuda_ops.hpp"
-#include "parfilter/backends/cuda.hpp"
 #include "filter_math.hpp"
+#include "parfilter/backends/cuda.hpp"
 
 namespace parfilter::cuda::bench {
 namespace {
@@ -267,11 +267,13 @@ Image pooled_copy(Backend& backend, const Image& img) {
 void end_to_end(const Image& img) {
   const auto backend = make_cuda_backend({});
   const BusBandwidth bus = pinned_bandwidth(img.size_bytes());
-  std::printf("\npinned cudaMemcpy of %.0f MB: host to device %.1f GB/s, device to host %.1f "
-              "GB/s\n",
-              static_cast<double>(img.size_bytes()) / 1e6, bus.up_gbs, bus.down_gbs);
-  std::printf("\n| image | MB | upload ms | GB/s | of bus | download ms | GB/s | of bus | compute ms |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "\npinned cudaMemcpy of %.0f MB: host to device %.1f GB/s, device to host %.1f "
+      "GB/s\n",
+      static_cast<double>(img.size_bytes()) / 1e6, bus.up_gbs, bus.down_gbs);
+  std::printf(
+      "\n| image | MB | upload ms | GB/s | of bus | download ms | GB/s | of bus | compute ms |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& [w, h] : kTransferSizes) {
     const Image input = pooled_copy(*backend, make_image(w, h));
     std::vector<StageTimes> runs;
@@ -290,8 +292,8 @@ void end_to_end(const Image& img) {
     const double up = median_of([](const StageTimes& t) { return t.upload_ms.value_or(0.0); });
     const double down = median_of([](const StageTimes& t) { return t.download_ms.value_or(0.0); });
     const double compute = median_of([](const StageTimes& t) { return t.compute_ms; });
-    std::printf("| %dx%d RGBA | %.1f | %.3f | %.1f | %.0f%% | %.3f | %.1f | %.0f%% | %.3f |\n", w, h,
-                bytes / 1e6, up, gb_per_s(bytes, up), 100.0 * gb_per_s(bytes, up) / bus.up_gbs,
+    std::printf("| %dx%d RGBA | %.1f | %.3f | %.1f | %.0f%% | %.3f | %.1f | %.0f%% | %.3f |\n", w,
+                h, bytes / 1e6, up, gb_per_s(bytes, up), 100.0 * gb_per_s(bytes, up) / bus.up_gbs,
                 down, gb_per_s(bytes, down), 100.0 * gb_per_s(bytes, down) / bus.down_gbs, compute);
   }
   // The batch: every input already in the pool (as the pipeline decodes them), moved in once.
@@ -299,9 +301,8 @@ void end_to_end(const Image& img) {
     std::vector<Image> images;
     for (int i = 0; i < kBatchImages; ++i) images.push_back(pooled_copy(*backend, img));
     BatchCallbacks callbacks;
-    callbacks.next = indexed_inputs(images.size(), [&](std::size_t i) -> std::optional<Image> {
-      return std::move(images[i]);
-    });
+    callbacks.next = indexed_inputs(
+        images.size(), [&](std::size_t i) -> std::optional<Image> { return std::move(images[i]); });
     callbacks.done = [](std::size_t, OpOutput&&, const StageTimes&) {};
     callbacks.failed = [](std::size_t, const std::exception_ptr& e) { std::rethrow_exception(e); };
     const auto start = std::chrono::steady_clock::now();
@@ -310,10 +311,11 @@ void end_to_end(const Image& img) {
     if (pass == 1) {
       const double bytes = static_cast<double>(img.size_bytes()) * kBatchImages;
       const double bus_ms = bytes / (bus.up_gbs * 1e6) + bytes / (bus.down_gbs * 1e6);
-      std::printf("\nbatch of %d %dx%d RGBA images in pinned memory, gaussian (run_batch, 3 "
-                  "streams): %.1f ms; the bus alone (every byte up then down at the pinned "
-                  "bandwidth): %.1f ms; ratio %.2f\n",
-                  kBatchImages, img.width(), img.height(), batched, bus_ms, batched / bus_ms);
+      std::printf(
+          "\nbatch of %d %dx%d RGBA images in pinned memory, gaussian (run_batch, 3 "
+          "streams): %.1f ms; the bus alone (every byte up then down at the pinned "
+          "bandwidth): %.1f ms; ratio %.2f\n",
+          kBatchImages, img.width(), img.height(), batched, bus_ms, batched / bus_ms);
     }
   }
 }

@@ -26,8 +26,7 @@ std::function<std::optional<BatchInput>()> indexed_inputs(
   };
 }
 
-OpOutput Backend::run_chain(const OpChain& chain, const ConstImageView& input,
-                            StageTimes* times) {
+OpOutput Backend::run_chain(const OpChain& chain, const ConstImageView& input, StageTimes* times) {
   if (chain.empty()) throw UsageError("no op to run");
   OpOutput output;
   StageTimes total;
@@ -38,9 +37,9 @@ OpOutput Backend::run_chain(const OpChain& chain, const ConstImageView& input,
     OpOutput next = run(chain[i].op, i == 0 ? input : ConstImageView(output.image.view()),
                         chain[i].params, &step_times);
     if (step_times.compute_ms <= 0.0) {  // a backend that does not time itself: the wall time
-      step_times.compute_ms = std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - start)
-                                  .count();
+      step_times.compute_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
     }
     add_stage_times(total, step_times);
     output = std::move(next);
@@ -85,7 +84,8 @@ std::string resolve_variant(const Backend& backend, Op op, const std::string& re
 
 OpChain resolve_chain(const Backend& backend, OpChain chain) {
   validate_chain(chain);
-  for (OpStep& step : chain) step.params.variant = resolve_variant(backend, step.op, step.params.variant);
+  for (OpStep& step : chain)
+    step.params.variant = resolve_variant(backend, step.op, step.params.variant);
   return chain;
 }
 

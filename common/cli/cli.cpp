@@ -55,9 +55,10 @@ std::vector<std::string> take_step_options(int argc, const char* const* argv, Cl
       continue;
     }
     cli_detail::StepOption option{match[1].str(), match[2].str(), "true"};
-    const bool flag = std::any_of(param_table().begin(), param_table().end(), [&](const ParamInfo& p) {
-      return p.kind == ParamKind::flag && p.option == "--" + option.option;
-    });
+    const bool flag =
+        std::any_of(param_table().begin(), param_table().end(), [&](const ParamInfo& p) {
+          return p.kind == ParamKind::flag && p.option == "--" + option.option;
+        });
     if (!flag) {
       if (i + 1 >= argc) throw UsageError(std::string(argv[i]) + " needs a value");
       option.value = argv[++i];
@@ -80,7 +81,9 @@ std::string help_footer(const std::string& program) {
          " gray,gaussian,sobel IN OUT runs the ops in order (on a GPU backend the\n"
          "  intermediates stay on the device). An op option applies to every step that reads "
          "it;\n  --N.OPTION V (step N) or --OP.OPTION V (every OP step) gives one step its own.\n"
-         "Batch: " + program + " <op> [options] --out-dir DIR a.png b.png ...\n"
+         "Batch: " +
+         program +
+         " <op> [options] --out-dir DIR a.png b.png ...\n"
          "  writes DIR/<input stem>.<ext> (ext: --format, else the input's, else png; csv for\n"
          "  histogram) and goes on past failed inputs. Worker threads decode and encode while\n"
          "  the backend computes; at most --threads + 2 images are in memory at once (decoded,\n"
@@ -96,7 +99,8 @@ void add_op_options(CLI::App& app, CliArgs& args) {
     const std::string help = std::string(info.help) + " (" + ops_reading(info.param) + ")";
     auto& slot = args.params[static_cast<std::size_t>(info.param)];
     if (info.kind == ParamKind::flag) {
-      app.add_flag_callback(option, [&slot] { slot = "true"; }, help);
+      app.add_flag_callback(
+          option, [&slot] { slot = "true"; }, help);
       continue;
     }
     app.add_option_function<std::string>(
@@ -196,7 +200,8 @@ void print_list(Backend& backend, const std::string& program) {
   const auto op_column = static_cast<int>(op_width + kColumnGap);
   const auto variant_column = static_cast<int>(variant_width + kColumnGap);
   std::cout << std::left << std::setw(op_column) << "op" << std::setw(variant_column)
-            << "variants (default first)" << "what it computes\n";
+            << "variants (default first)"
+            << "what it computes\n";
   for (std::size_t i = 0; i < op_table().size(); ++i) {
     std::cout << std::setw(op_column) << op_table()[i].name << std::setw(variant_column)
               << variants[i] << op_table()[i].summary << '\n';

@@ -15,7 +15,8 @@ namespace {
 
 std::string all_op_names() {
   std::string names;
-  for (const OpInfo& info : op_table()) names += (names.empty() ? "" : ", ") + std::string(info.name);
+  for (const OpInfo& info : op_table())
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
   return names;
 }
 
@@ -142,8 +143,7 @@ std::string op_help(const std::string& program, Op op, const std::vector<std::st
       if (!p.value_name.empty()) left += " " + std::string(p.value_name);
       std::string right(p.help);
       if (p.kind == ParamKind::integer) {
-        right += ", from " +
-                 std::to_string(static_cast<long long>(p.min)) + " to " +
+        right += ", from " + std::to_string(static_cast<long long>(p.min)) + " to " +
                  std::to_string(static_cast<long long>(p.max));
       } else if (p.kind == ParamKind::real) {
         std::ostringstream range;

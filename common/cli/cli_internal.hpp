@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "parfilter/backend.hpp"
 #include "cli_driver.hpp"
+#include "parfilter/backend.hpp"
 #include "parfilter/image_io.hpp"
 #include "parfilter/op_set.hpp"
 #include "parfilter/pipeline.hpp"
@@ -22,7 +22,7 @@ namespace parfilter::cli_detail {
 
 /// An option given to one step of a chain: "--2.sigma 3" or "--gaussian.sigma 3".
 struct StepOption {
-  std::string step;  ///< the step's 1-based position, or an op name (every step of that op)
+  std::string step;    ///< the step's 1-based position, or an op name (every step of that op)
   std::string option;  ///< without dashes: "sigma", "variant"
   std::string value;
 };

@@ -45,8 +45,7 @@ class SessionRunner final : public JobRunner {
                                     const ConstImageView& input) const override {
     return compute_job(s_, backend, job, input);
   }
-  void save(const CliJob& job, const OpOutput& output,
-            const StageContext* context) const override {
+  void save(const CliJob& job, const OpOutput& output, const StageContext* context) const override {
     save_job_output(s_, job, output, context);
   }
   [[nodiscard]] PipelineOptions pipeline_options() const override {
@@ -136,9 +135,9 @@ class SessionRunner final : public JobRunner {
         return;
       }
       try {
-        runner_.print(runner_.report(
-            jobs_[job], reported_[job],
-            runner_.stage_times(outcome.load_ms, outcome.compute, outcome.save_ms)));
+        runner_.print(
+            runner_.report(jobs_[job], reported_[job],
+                           runner_.stage_times(outcome.load_ms, outcome.compute, outcome.save_ms)));
       } catch (...) {
         runner_.error(failure_message(std::current_exception()));
         exit_code_ = worst_exit_code(exit_code_, kExitRuntimeFailure);
@@ -210,8 +209,7 @@ std::string batch_summary(std::size_t jobs, std::size_t failed, double ms, int r
   line.precision(3);
   line << std::fixed << "batch: " << jobs << " image(s)";
   if (ranks > 0) line << " on " << ranks << " rank(s)";
-  line << " in " << ms / 1000.0 << " s: " << jobs - failed << " written, " << failed
-       << " failed";
+  line << " in " << ms / 1000.0 << " s: " << jobs - failed << " written, " << failed << " failed";
   return line.str();
 }
 

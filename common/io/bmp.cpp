@@ -29,9 +29,8 @@ constexpr int kBgrRed = 2;
 
 bool gray_palette(const BmpLayout& layout) {
   return !layout.palette.empty() &&
-         std::all_of(layout.palette.begin(), layout.palette.end(), [](const BmpColor& c) {
-           return c.red == c.green && c.green == c.blue;
-         });
+         std::all_of(layout.palette.begin(), layout.palette.end(),
+                     [](const BmpColor& c) { return c.red == c.green && c.green == c.blue; });
 }
 
 /// The image row that stored row `stored` fills.
@@ -83,7 +82,8 @@ bool direct_layout(const BmpLayout& layout) {
       return true;
     case kRgbaBits:
       return layout.masks[0] == kRedMask && layout.masks[1] == kGreenMask &&
-             layout.masks[2] == kBlueMask && (layout.masks[3] == 0 || layout.masks[3] == kAlphaMask);
+             layout.masks[2] == kBlueMask &&
+             (layout.masks[3] == 0 || layout.masks[3] == kAlphaMask);
     case kPaletteBits:
       return true;  // indices past a short palette read the zeroed lookup: black, as decode_bmp
     default:
@@ -128,7 +128,7 @@ std::vector<std::uint8_t> encode_bmp(const ConstImageView& image) {
   constexpr std::uint32_t kInfoHeaderBytes = 40;
   constexpr std::uint32_t kV4HeaderBytes = 108;
   constexpr std::uint32_t kBitfields = 3;
-  constexpr std::uint32_t kSrgb = 0x73524742;  // 'sRGB': the V4 header's colour space
+  constexpr std::uint32_t kSrgb = 0x73524742;      // 'sRGB': the V4 header's colour space
   constexpr std::uint32_t kPixelsPerMetre = 2835;  // 72 dpi
   const int channels = image.channels();
   const int bits = channels == 1 ? kPaletteBits : channels == 3 ? kRgbBits : kRgbaBits;
@@ -151,7 +151,7 @@ std::vector<std::uint8_t> encode_bmp(const ConstImageView& image) {
   put_u32(at, header_bytes);
   put_u32(at, static_cast<std::uint32_t>(image.width()));
   put_u32(at, static_cast<std::uint32_t>(image.height()));  // positive: bottom-up rows
-  put_u16(at, 1);                                         // planes
+  put_u16(at, 1);                                           // planes
   put_u16(at, static_cast<std::uint32_t>(bits));
   put_u32(at, channels == 4 ? kBitfields : 0);
   put_u32(at, static_cast<std::uint32_t>(row_bytes * image.height()));

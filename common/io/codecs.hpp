@@ -30,8 +30,7 @@ enum class CodecPath { fast, stb };
 [[nodiscard]] Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
                                  const LoadOptions& options, CodecPath path);
 [[nodiscard]] std::vector<std::uint8_t> encode_image(const ConstImageView& image,
-                                                     ImageFormat format,
-                                                     const SaveOptions& options,
+                                                     ImageFormat format, const SaveOptions& options,
                                                      const std::string& name, CodecPath path);
 
 /// Throws InputError("<name>: <cause>").
@@ -54,8 +53,8 @@ inline void checkpoint_every(const Checkpoint& checkpoint, int row) {
 [[nodiscard]] std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
                                                           const SaveOptions& options);
 
-[[nodiscard]] Image decode_jpeg_turbo(std::span<const std::uint8_t> bytes,
-                                      const std::string& name, const LoadOptions& options);
+[[nodiscard]] Image decode_jpeg_turbo(std::span<const std::uint8_t> bytes, const std::string& name,
+                                      const LoadOptions& options);
 [[nodiscard]] std::vector<std::uint8_t> encode_jpeg_turbo(const ConstImageView& image,
                                                           const SaveOptions& options,
                                                           const std::string& name);

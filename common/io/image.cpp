@@ -31,10 +31,11 @@ Image::Image(int width, int height, int channels) : Image(width, height, channel
   std::fill_n(data(), size_, std::uint8_t{0});
 }
 
-Image::Image(const Image& other) : width_(other.width_), height_(other.height_),
-                                   channels_(other.channels_), size_(other.size_) {
+Image::Image(const Image& other)
+    : width_(other.width_), height_(other.height_), channels_(other.channels_), size_(other.size_) {
   if (size_ == 0) return;
-  samples_ = {static_cast<std::uint8_t*>(detail::allocate_samples(size_)), SampleDeleter{{}, size_}};
+  samples_ = {static_cast<std::uint8_t*>(detail::allocate_samples(size_)),
+              SampleDeleter{{}, size_}};
   std::copy_n(other.data(), size_, data());
 }
 

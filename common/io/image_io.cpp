@@ -144,8 +144,8 @@ Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
   Image image = decode_container(bytes, name, options, path);
   if (!options.allocator || image.allocator() == options.allocator) return image;
   // A decoder that allocates on its own (stb, the general BMP decoder, a turned JPEG).
-  Image moved = Image::uninitialized(image.width(), image.height(), image.channels(),
-                                     options.allocator);
+  Image moved =
+      Image::uninitialized(image.width(), image.height(), image.channels(), options.allocator);
   std::copy_n(image.data(), image.size_bytes(), moved.data());
   return moved;
 }
@@ -170,7 +170,8 @@ std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat 
     case ImageFormat::bmp:
       return encode_bmp(image);
     case ImageFormat::png:
-      if (path == CodecPath::fast && have_fast_png_encoder()) return encode_png_banded(image, options);
+      if (path == CodecPath::fast && have_fast_png_encoder())
+        return encode_png_banded(image, options);
       break;
     case ImageFormat::jpeg:
       if (path == CodecPath::fast && have_fast_jpeg()) {
@@ -213,8 +214,7 @@ std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat 
   return io::encode_image(image, format, options, name, io::CodecPath::fast);
 }
 
-void save_image(const Image& image, const std::filesystem::path& path,
-                const SaveOptions& options) {
+void save_image(const Image& image, const std::filesystem::path& path, const SaveOptions& options) {
   const ImageFormat format = format_for_path(path);
   const auto bytes = encode_image(image.view(), format, options, path.string());
   write_file_atomically(path, bytes, options.sync);

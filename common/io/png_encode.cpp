@@ -27,13 +27,13 @@
 namespace parfilter::io {
 namespace {
 
-constexpr std::size_t kBandBytes = std::size_t{512} << 10;  // filtered bytes per band
+constexpr std::size_t kBandBytes = std::size_t{512} << 10;   // filtered bytes per band
 constexpr std::size_t kWindowBytes = std::size_t{32} << 10;  // deflate's history window
 constexpr int kRawDeflateWindowBits = -15;
 constexpr int kMemoryLevel = 8;
 constexpr int kFastLevel = 1;
 constexpr std::array<std::uint8_t, 8> kSignature{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-constexpr std::size_t kChunkOverhead = 12;  // length, type, CRC
+constexpr std::size_t kChunkOverhead = 12;                  // length, type, CRC
 constexpr std::uint8_t kCompressionMethodAndWindow = 0x78;  // deflate, 32 KiB window
 constexpr int kZlibHeaderCheck = 31;
 constexpr int kZlibLevelShift = 6;
@@ -63,12 +63,13 @@ std::size_t count_run_ends(const std::uint8_t* bytes, std::size_t size) {
 }
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t value) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(value >> shift));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<std::uint8_t>(value >> shift));
 }
 
 /// Appends a chunk (length, type, data, CRC over type and data).
-void put_chunk(std::vector<std::uint8_t>& out, std::string_view type,
-               const std::uint8_t* data, std::size_t size) {
+void put_chunk(std::vector<std::uint8_t>& out, std::string_view type, const std::uint8_t* data,
+               std::size_t size) {
   put_u32(out, static_cast<std::uint32_t>(size));
   const std::size_t type_at = out.size();
   out.insert(out.end(), type.begin(), type.end());
@@ -124,13 +125,17 @@ class BandEncoder {
     const int last = std::min(image_.height(), first + band_rows_);
     // The rows before the band that fill deflate's window (levels 2+ look back that far).
     const int history =
-        level_ > kFastLevel ? std::min<int>(first, static_cast<int>((kWindowBytes + row_bytes_ - 1) / row_bytes_)) : 0;
-    std::vector<std::uint8_t> filtered(static_cast<std::size_t>(last - first + history) * row_bytes_);
+        level_ > kFastLevel
+            ? std::min<int>(first, static_cast<int>((kWindowBytes + row_bytes_ - 1) / row_bytes_))
+            : 0;
+    std::vector<std::uint8_t> filtered(static_cast<std::size_t>(last - first + history) *
+                                       row_bytes_);
     PngRowFilter filter(image_.channels(), image_.row_samples(), level_ > 0);
     for (int y = first - history; y < last; ++y) {
       const std::uint8_t* above = y > 0 ? image_.row(y - 1) : nullptr;
-      filter.filter_row(image_.row(y), above,
-                        filtered.data() + static_cast<std::size_t>(y - first + history) * row_bytes_);
+      filter.filter_row(
+          image_.row(y), above,
+          filtered.data() + static_cast<std::size_t>(y - first + history) * row_bytes_);
       checkpoint_every(checkpoint_, y - first);
     }
     const std::size_t history_bytes = static_cast<std::size_t>(history) * row_bytes_;
@@ -170,7 +175,8 @@ class BandEncoder {
     constexpr std::string_view kIdat = "IDAT";
     for (int i = 0; i < 4; ++i) chunk[i] = static_cast<std::uint8_t>(size >> (24 - 8 * i));
     std::copy(kIdat.begin(), kIdat.end(), chunk.begin() + 4);
-    const auto crc = static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), chunk.data() + 4, 4 + size));
+    const auto crc =
+        static_cast<std::uint32_t>(crc32_z(crc32_z(0, nullptr, 0), chunk.data() + 4, 4 + size));
     chunk.resize(8 + size);
     put_u32(chunk, crc);
     return out;
@@ -214,10 +220,12 @@ std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
   put_u32(header, static_cast<std::uint32_t>(image.width()));
   put_u32(header, static_cast<std::uint32_t>(image.height()));
   const int channels = image.channels();
-  const std::uint8_t color_type =
-      channels == 1 ? kColorTypeGray : channels == 3 ? kColorTypeRgb : kColorTypeRgba;
+  const std::uint8_t color_type = channels == 1   ? kColorTypeGray
+                                  : channels == 3 ? kColorTypeRgb
+                                                  : kColorTypeRgba;
   // 8 bits, deflate, adaptive filtering, no interlace.
-  for (const std::uint8_t byte : {kBitDepth, color_type, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}}) {
+  for (const std::uint8_t byte :
+       {kBitDepth, color_type, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}}) {
     header.push_back(byte);
   }
   put_chunk(png, "IHDR", header.data(), header.size());

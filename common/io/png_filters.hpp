@@ -79,7 +79,8 @@ class PngRowFilter {
   }
   void paeth(const std::uint8_t* __restrict r, const std::uint8_t* __restrict up,
              std::uint8_t* __restrict d) const {
-    for (std::size_t x = 0; x < bpp_ && x < size_; ++x) d[x] = static_cast<std::uint8_t>(r[x] - up[x]);
+    for (std::size_t x = 0; x < bpp_ && x < size_; ++x)
+      d[x] = static_cast<std::uint8_t>(r[x] - up[x]);
     for (std::size_t x = bpp_; x < size_; ++x) {
       const int a = r[x - bpp_];
       const int b = up[x];

@@ -89,9 +89,8 @@ Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& na
   const Target target = target_for(ihdr, trns_error == 0);
   check_image_size(name, ihdr.width, ihdr.height, target.channels, options.max_bytes);
 
-  Image image = Image::uninitialized(static_cast<int>(ihdr.width),
-                                     static_cast<int>(ihdr.height), target.channels,
-                                     options.allocator);
+  Image image = Image::uninitialized(static_cast<int>(ihdr.width), static_cast<int>(ihdr.height),
+                                     target.channels, options.allocator);
   const int flags = SPNG_DECODE_PROGRESSIVE | (target.channels == 4 ? SPNG_DECODE_TRNS : 0);
   if (const int error = spng_decode_image(ctx.get(), nullptr, 0, target.format, flags)) {
     fail_spng(name, "corrupt PNG", error);
@@ -101,7 +100,8 @@ Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& na
   // must keep their earlier passes: whole 16-bit rows for 16-bit gray, the image otherwise.
   const std::size_t row_bytes = static_cast<std::size_t>(image.stride());
   std::vector<std::uint16_t> wide;
-  if (target.gray16) wide.resize(static_cast<std::size_t>(image.width()) * (interlaced ? image.height() : 1));
+  if (target.gray16)
+    wide.resize(static_cast<std::size_t>(image.width()) * (interlaced ? image.height() : 1));
   if (interlaced && !target.gray16) std::fill_n(image.data(), image.size_bytes(), 0);
   for (int decoded = 0;; ++decoded) {
     spng_row_info row{};
@@ -109,7 +109,8 @@ Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& na
     if (error == 0) {
       const auto y = static_cast<int>(row.row_num);
       if (target.gray16) {
-        std::uint16_t* out = wide.data() + (interlaced ? static_cast<std::size_t>(y) * image.width() : 0);
+        std::uint16_t* out =
+            wide.data() + (interlaced ? static_cast<std::size_t>(y) * image.width() : 0);
         error = spng_decode_row(ctx.get(), out, row_bytes * 2);
         if (!interlaced && (error == 0 || error == SPNG_EOI)) {
           reduce_row(out, image.row(y), image.width());

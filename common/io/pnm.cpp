@@ -22,8 +22,8 @@ struct PnmHeader {
 
 /// Parses a binary PNM (P5/P6) header: magic, then width, height and maxval separated by
 /// whitespace or '#' comments, then one whitespace byte. Returns the header or the cause.
-[[nodiscard]] std::optional<std::string> parse_pnm_header(
-    std::span<const std::uint8_t> bytes, PnmHeader& header) {
+[[nodiscard]] std::optional<std::string> parse_pnm_header(std::span<const std::uint8_t> bytes,
+                                                          PnmHeader& header) {
   constexpr std::uint64_t kMagicSize = 2;
   constexpr std::uint64_t kMaxValue = 65535;
   constexpr std::uint64_t kLargestByteSample = 255;
@@ -66,12 +66,12 @@ struct PnmHeader {
 /// Decodes the samples of a PNM whose header parsed, whose size was checked and whose data is
 /// complete. Samples scale to 0..255: maxval 255 as is, 65535 by the high byte (as 16-bit PNG),
 /// any other maxval as round(255 v / maxval), with v clamped to maxval.
-[[nodiscard]] Image decode_pnm(std::span<const std::uint8_t> bytes,
-                                      const PnmHeader& header) {
+[[nodiscard]] Image decode_pnm(std::span<const std::uint8_t> bytes, const PnmHeader& header) {
   constexpr std::uint32_t kByteMax = 255;
   constexpr std::uint32_t kWordMax = 65535;
   constexpr int kBitsPerByte = 8;
-  Image image = Image::uninitialized(static_cast<int>(header.width), static_cast<int>(header.height), header.channels);
+  Image image = Image::uninitialized(static_cast<int>(header.width),
+                                     static_cast<int>(header.height), header.channels);
   const std::uint8_t* in = bytes.data() + header.data_offset;
   for (std::size_t i = 0; i < image.size_bytes(); ++i) {
     std::uint32_t v = *in++;

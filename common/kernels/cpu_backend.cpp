@@ -237,9 +237,15 @@ std::vector<std::string> cpu_variants(Op op) {
     case Op::open:
     case Op::close:
       return names({kDefaultVariant, kMorphologyVhgw, kMorphologySeparable, kNaiveVariant});
-    default:
+    case Op::gray:
+    case Op::histogram:
+    case Op::equalize:
+    case Op::otsu:
+    case Op::segment:
+    case Op::pool:
       return names({kDefaultVariant});
   }
+  throw std::logic_error("cpu_variants: unknown op");
 }
 
 OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,

@@ -9,8 +9,8 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "parfilter/pipeline.hpp"
@@ -237,7 +237,7 @@ class Pipeline {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::mutex flush_mutex_;
-  std::deque<Slot> window_;   // started jobs not yet reported, in start order
+  std::deque<Slot> window_;    // started jobs not yet reported, in start order
   std::size_t delivered_ = 0;  // the window's first slots the backend has taken or skipped
   std::size_t active_ = 0;     // started jobs not yet finished
   bool exhausted_ = false;

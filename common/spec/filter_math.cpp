@@ -303,7 +303,15 @@ std::vector<MorphOp> morphology_steps(Op op, int iterations) {
       repeat(steps, MorphOp::dilate);
       repeat(steps, MorphOp::erode);
       break;
-    default:
+    case Op::gray:
+    case Op::gaussian:
+    case Op::sobel:
+    case Op::sharpen:
+    case Op::histogram:
+    case Op::equalize:
+    case Op::otsu:
+    case Op::segment:
+    case Op::pool:
       throw std::logic_error("morphology_steps: not a morphology op");
   }
   return steps;

@@ -38,14 +38,30 @@ constexpr std::array<ParamInfo, 9> kParams = {{
      kSigmaSamples, std::nullopt},
     {Param::sobel_output, "--output", "WHAT", "what Sobel outputs", ParamKind::word, 0, 0,
      "magnitude|l1|dx|dy", kSobelSamples, std::nullopt},
-    {Param::per_channel, "--per-channel", "", "one histogram per channel instead of gray",
-     ParamKind::flag, 0, 0, "", {}, std::nullopt},
+    {Param::per_channel,
+     "--per-channel",
+     "",
+     "one histogram per channel instead of gray",
+     ParamKind::flag,
+     0,
+     0,
+     "",
+     {},
+     std::nullopt},
     {Param::se, "--se", "SE", "structuring element", ParamKind::word, 1, kMaxSeSize,
      "rect|cross|ellipse:WxH", kSeSamples, std::nullopt},
-    {Param::iterations, "--iterations", "N", "repetitions", ParamKind::integer, 1,
-     kMaxIterations, "", kIterationSamples, std::nullopt},
-    {Param::adaptive, "--adaptive", "", "local thresholds over a window", ParamKind::flag, 0, 0,
-     "", {}, std::nullopt},
+    {Param::iterations, "--iterations", "N", "repetitions", ParamKind::integer, 1, kMaxIterations,
+     "", kIterationSamples, std::nullopt},
+    {Param::adaptive,
+     "--adaptive",
+     "",
+     "local thresholds over a window",
+     ParamKind::flag,
+     0,
+     0,
+     "",
+     {},
+     std::nullopt},
     {Param::window, "--window", "W", "odd window size", ParamKind::integer, 1, kMaxWindow, "",
      kWindowSamples, Param::adaptive},
     {Param::min_contrast, "--min-contrast", "C", "a window flatter than this is background",
@@ -78,8 +94,7 @@ constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
     {Op::segment, "segment", "isodata threshold, global or local (--adaptive)", kSegmentParams,
      kThreshold},
     {Op::erode, "erode", "minimum over the structuring element", kMorphologyParams, kMorphology},
-    {Op::dilate, "dilate", "maximum over the structuring element", kMorphologyParams,
-     kMorphology},
+    {Op::dilate, "dilate", "maximum over the structuring element", kMorphologyParams, kMorphology},
     {Op::open, "open", "erode then dilate", kMorphologyParams, kMorphology},
     {Op::close, "close", "dilate then erode", kMorphologyParams, kMorphology},
     {Op::pool, "pool", "2x2 max pooling, stride 2; output ceil(W/2) x ceil(H/2)", kNoParams,
@@ -258,10 +273,9 @@ namespace {
 /// A value of an integer or real parameter, checked against its range.
 double checked_number(Param param, double value, std::string_view text) {
   const ParamInfo& info = param_info(param);
-  const bool in_range =
-      info.kind == ParamKind::real
-          ? std::isfinite(value) && value > info.min && value <= info.max
-          : value >= info.min && value <= info.max && value == std::floor(value);
+  const bool in_range = info.kind == ParamKind::real
+                            ? std::isfinite(value) && value > info.min && value <= info.max
+                            : value >= info.min && value <= info.max && value == std::floor(value);
   const bool odd = param != Param::window || static_cast<long long>(value) % 2 == 1;
   if (!in_range || !odd) bad_value(param, text);
   return value;
@@ -374,7 +388,8 @@ void validate_params(Op op, const OpParams& params) {
 
 std::string chain_name(const OpChain& chain) {
   std::string name;
-  for (const OpStep& step : chain) name += (name.empty() ? "" : ",") + std::string(op_name(step.op));
+  for (const OpStep& step : chain)
+    name += (name.empty() ? "" : ",") + std::string(op_name(step.op));
   return name;
 }
 

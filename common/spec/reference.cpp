@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "filter_math.hpp"
@@ -236,9 +237,20 @@ Image morphology(Op op, const Image& in, const OpParams& params) {
       return morph_repeated(in, se, Morph::dilate, n);
     case Op::open:
       return morph_repeated(morph_repeated(in, se, Morph::erode, n), se, Morph::dilate, n);
-    default:  // Op::close
+    case Op::close:
       return morph_repeated(morph_repeated(in, se, Morph::dilate, n), se, Morph::erode, n);
+    case Op::gray:
+    case Op::gaussian:
+    case Op::sobel:
+    case Op::sharpen:
+    case Op::histogram:
+    case Op::equalize:
+    case Op::otsu:
+    case Op::segment:
+    case Op::pool:
+      break;
   }
+  throw std::logic_error("reference morphology: not a morphology op");
 }
 
 // ---- pooling ----------------------------------------------------------------------------------

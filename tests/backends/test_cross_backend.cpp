@@ -146,14 +146,13 @@ TEST(CrossBackendChains, EveryBackendGivesTheReferenceStepByStep) {
     Backend& backend = backend_named(std::string(info.name), 0);
     if (!backend.availability().present) continue;
     for (const OpChain& chain : chains()) {
-      for (const Shape& shape : {Shape{"1x1", 1, 1, ""}, Shape{"17x9", 17, 9, ""},
-                                 Shape{"64x48", 64, 48, ""}}) {
+      for (const Shape& shape :
+           {Shape{"1x1", 1, 1, ""}, Shape{"17x9", 17, 9, ""}, Shape{"64x48", 64, 48, ""}}) {
         for (const int channels : kChannelCounts) {
           const Image& input = input_image(shape, channels);
-          EXPECT_TRUE(same_output(reference_chain(chain, input),
-                                  backend.run_chain(chain, input.view())))
-              << info.name << " " << chain_name(chain) << " on " << shape.name << " c"
-              << channels;
+          EXPECT_TRUE(
+              same_output(reference_chain(chain, input), backend.run_chain(chain, input.view())))
+              << info.name << " " << chain_name(chain) << " on " << shape.name << " c" << channels;
         }
       }
     }

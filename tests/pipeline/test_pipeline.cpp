@@ -235,8 +235,7 @@ class FailingSource final : public RecordingJobs {
 TEST(Pipeline, ASourceFailureEndsTheBatchAfterTheStartedJobs) {
   const auto backend = make_serial_backend({});
   FailingSource jobs;
-  EXPECT_THROW(run_batch_pipeline(*backend, kGaussian, jobs, {2, true}),
-               std::runtime_error);
+  EXPECT_THROW(run_batch_pipeline(*backend, kGaussian, jobs, {2, true}), std::runtime_error);
   EXPECT_EQ(jobs.order_, iota(4));
 }
 

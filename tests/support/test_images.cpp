@@ -76,9 +76,8 @@ Image load_data_image(const std::string& name) { return load_image(data_dir() / 
       for (int c = 0; c < expected.channels(); ++c) {
         if (expected.at(x, y, c) != actual.at(x, y, c)) {
           return ::testing::AssertionFailure()
-                 << "first difference at (x=" << x << ", y=" << y << ", c=" << c
-                 << "): expected " << int{expected.at(x, y, c)} << ", got "
-                 << int{actual.at(x, y, c)};
+                 << "first difference at (x=" << x << ", y=" << y << ", c=" << c << "): expected "
+                 << int{expected.at(x, y, c)} << ", got " << int{actual.at(x, y, c)};
         }
       }
     }

@@ -93,8 +93,7 @@ struct SaveOptions {
 /// where it is missing, writes every JPEG as YCbCr); JPEG has no alpha, so RGBA is written as
 /// RGB. Throws RuntimeError("<name>: ...") when the format cannot hold the image.
 [[nodiscard]] std::vector<std::uint8_t> encode_image(const ConstImageView& image,
-                                                     ImageFormat format,
-                                                     const SaveOptions& options,
+                                                     ImageFormat format, const SaveOptions& options,
                                                      const std::string& name);
 
 /// Throws InputError when no file could be written at `path`: a missing directory, a parent

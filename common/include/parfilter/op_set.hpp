@@ -30,10 +30,9 @@ enum class Op : std::uint8_t {
   pool,
 };
 
-inline constexpr std::array kAllOps = {Op::gray,     Op::gaussian, Op::sobel, Op::sharpen,
-                                       Op::histogram, Op::equalize, Op::otsu,  Op::segment,
-                                       Op::erode,    Op::dilate,   Op::open,  Op::close,
-                                       Op::pool};
+inline constexpr std::array kAllOps = {
+    Op::gray,    Op::gaussian, Op::sobel,  Op::sharpen, Op::histogram, Op::equalize, Op::otsu,
+    Op::segment, Op::erode,    Op::dilate, Op::open,    Op::close,     Op::pool};
 
 [[nodiscard]] std::string_view op_name(Op op);
 /// One line describing the op, for --list and --help.
@@ -133,9 +132,9 @@ struct ParamInfo {
 
 /// What an op's result is, for the code that handles results generically.
 struct OpTraits {
-  bool morphology = false;      ///< erode, dilate, open, close: --se and --iterations
-  bool gray_result = false;     ///< one channel whatever the input's
-  bool halves_size = false;     ///< pool: ceil(W/2) x ceil(H/2)
+  bool morphology = false;   ///< erode, dilate, open, close: --se and --iterations
+  bool gray_result = false;  ///< one channel whatever the input's
+  bool halves_size = false;  ///< pool: ceil(W/2) x ceil(H/2)
   bool histogram_result = false;
   bool threshold_result = false;  ///< also gives the global threshold (--print-threshold)
 };
