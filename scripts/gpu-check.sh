@@ -8,7 +8,7 @@
 # Logs and results go to $OUT (or ./gpu-check-logs); the last lines summarize every step and
 # the exit code is non-zero when any step failed.
 #
-#   scripts/gpu-check.sh [--bench] [--no-sanitizer] [--cuda-only]
+#   scripts/gpu-check.sh [--bench] [--no-sanitizer] [--cuda-only] [--no-opencl-suites]
 #
 # --cuda-only builds the serial and CUDA backends alone (a quicker check of the CUDA part).
 # Each step has a time limit (STEP_TIMEOUT seconds, default 900) so that one hung step cannot
@@ -25,12 +25,14 @@ jobs="$(nproc)"
 bench=0
 sanitizer=1
 cuda_only=0
+opencl_suites=1  # the OpenCL suites on NVIDIA and PoCL apart (ctest runs OpenCL on the GPU)
 for arg in "$@"; do
   case "$arg" in
     --bench) bench=1 ;;
     --no-sanitizer) sanitizer=0 ;;
     --cuda-only) cuda_only=1 ;;
-    *) echo "usage: $0 [--bench] [--no-sanitizer] [--cuda-only]" >&2; exit 2 ;;
+    --no-opencl-suites) opencl_suites=0 ;;
+    *) echo "usage: $0 [--bench] [--no-sanitizer] [--cuda-only] [--no-opencl-suites]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -107,7 +109,7 @@ fi
 # ---- OpenCL backend (owned by the OpenCL backend; scripts/gpu-check-opencl.sh does the work) --
 # The cross-backend suite's OpenCL cases and test_opencl on the NVIDIA platform and on PoCL,
 # with --bench the OpenCL-against-CUDA benchmark; all of it in $OUT/opencl.log.
-if [[ $cuda_only -eq 0 ]]; then
+if [[ $cuda_only -eq 0 && $opencl_suites -eq 1 ]]; then
   opencl_args=(--no-build)
   [[ $bench -eq 1 ]] && opencl_args+=(--bench)
   echo "== OpenCL on NVIDIA and PoCL" >&2

@@ -230,6 +230,64 @@ TEST(CudaBackend, BatchRunsEveryInputInOrder) {
   }
 }
 
+/// Chains keep their intermediates on the device (each step reads the previous step's buffer):
+/// step sizes and channels change (gray, pool), host steps come between (equalize, otsu), and a
+/// batch of pinned inputs (as the pipeline decodes them) overlaps them on three streams.
+TEST(CudaBackend, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
+  SKIP_WITHOUT_GPU();
+  OpParams ellipse;
+  ellipse.se = *parse_se("ellipse:5x3");
+  OpParams adaptive;
+  adaptive.adaptive = true;
+  adaptive.window = 5;
+  const std::vector<OpChain> chains = {{{Op::gray, {}}, {Op::gaussian, {}}, {Op::sobel, {}}},
+                                       {{Op::erode, ellipse}, {Op::dilate, ellipse}},
+                                       {{Op::pool, {}}, {Op::sharpen, {}}, {Op::pool, {}}},
+                                       {{Op::equalize, {}}, {Op::segment, adaptive}},
+                                       {{Op::gaussian, {}}, {Op::otsu, {}}},
+                                       {{Op::sharpen, {}}, {Op::histogram, {}}}};
+  const auto step_by_step = [](const OpChain& chain, const Image& input) {
+    OpOutput output;
+    Image current = input;
+    for (const OpStep& step : chain) {
+      output = reference::run(step.op, current, step.params);
+      current = output.image;
+    }
+    return output;
+  };
+  Backend& backend = cuda_backend();
+  for (const OpChain& chain : chains) {
+    std::vector<Image> inputs;
+    for (const Size size : sizes()) {
+      for (const int channels : kChannels) {
+        const Image input = input_for(size, channels);
+        EXPECT_TRUE(same(step_by_step(chain, input), backend.run_chain(chain, input.view())))
+            << chain_name(chain) << " " << size.width << "x" << size.height << " c" << channels;
+        Image pinned = Image::uninitialized(input.width(), input.height(), input.channels(),
+                                            backend.host_allocator());
+        std::copy_n(input.data(), input.size_bytes(), pinned.data());
+        inputs.push_back(std::move(pinned));
+      }
+    }
+    std::vector<OpOutput> expected;
+    for (const Image& input : inputs) expected.push_back(step_by_step(chain, input));
+    std::size_t done = 0;
+    BatchCallbacks callbacks;
+    callbacks.next = indexed_inputs(inputs.size(), [&](std::size_t i) -> std::optional<Image> {
+      return std::move(inputs[i]);
+    });
+    callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes&) {
+      EXPECT_TRUE(same(expected[i], output)) << chain_name(chain) << " batch #" << i;
+      ++done;
+    };
+    callbacks.failed = [&](std::size_t i, const std::exception_ptr&) {
+      ADD_FAILURE() << chain_name(chain) << " batch #" << i << " failed";
+    };
+    backend.run_batch(chain, callbacks);
+    EXPECT_EQ(done, expected.size()) << chain_name(chain);
+  }
+}
+
 TEST(CudaBackend, TimesEveryStage) {
   SKIP_WITHOUT_GPU();
   const Image input = input_for({130, 70}, 4);
