@@ -7,6 +7,8 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <future>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -70,6 +72,18 @@ std::string describe(const cudaDeviceProp& prop) {
          std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, " +
          std::to_string(static_cast<int>(static_cast<double>(prop.totalGlobalMem) / kBytesPerGiB)) +
          " GiB)";
+}
+
+/// Copies `rows` rows of `row_bytes` between pitched buffers on `stream`: one 1-D copy when
+/// both pitches are the row's length (the DMA engines move a contiguous block faster than
+/// many rows), else a 2-D one.
+void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+               std::size_t row_bytes, std::size_t rows, cudaMemcpyKind kind, cudaStream_t stream) {
+  if (dst_pitch == row_bytes && src_pitch == row_bytes) {
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, row_bytes * rows, kind, stream));
+  } else {
+    CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind, stream));
+  }
 }
 
 /// Opens a gate when the commands behind it are queued, or when queuing them failed.
@@ -149,7 +163,24 @@ class CudaBackend final : public Backend {
 
   [[nodiscard]] bool computes_on_host() const override { return false; }
   [[nodiscard]] bool takes_device() const override { return true; }
-  [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override { return pinned_; }
+  /// Also starts creating the CUDA context on another thread (a few hundred milliseconds),
+  /// so that it overlaps the first decodes instead of delaying the first upload.
+  [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
+    std::call_once(init_started_, [this] {
+      init_ = std::async(std::launch::async, [this] {
+        ensure_device();
+        CUDA_CHECK(cudaFree(nullptr));  // creates the context
+        pinned_->mark_device_ready();
+      });
+    });
+    return pinned_;
+  }
+
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+  ~CudaBackend() override {
+    if (init_.valid()) init_.wait();
+  }
 
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
     const OpChain resolved = resolve(chain);
@@ -179,8 +210,10 @@ class CudaBackend final : public Backend {
       retire(s);  // the oldest image in flight, so results arrive in input order
       try {
         slots[s].index = input->index;
-        slots[s].pending = start(workspace(s), resolved, input->image.view());
-        // The upload may still read the input: it lives until the slot retires.
+        const ConstImageView view = input->image.view();
+        slots[s].pending = start(workspace(s), resolved, view, &input->image);
+        // The upload may still read the input (unless it became the result's buffer): it
+        // lives until the slot retires.
         slots[s].pending->input = std::move(input->image);
       } catch (...) {
         callbacks.failed(input->index, std::current_exception());
@@ -193,6 +226,7 @@ class CudaBackend final : public Backend {
   OpChain resolve(const OpChain& chain) {
     OpChain resolved = resolve_chain(*this, chain);
     ensure_device();
+    pinned_->mark_device_ready();  // the device is in use from here: pinning delays nothing
     return resolved;
   }
 
@@ -218,8 +252,13 @@ class CudaBackend final : public Backend {
     throw UsageError("--device '" + options_.device + "': no such CUDA device (" + names + ")");
   }
 
+  /// Selects the device once; any thread may ask (the context's creation runs on its own).
   void ensure_device() {
-    if (device_ >= 0) return;
+    const std::scoped_lock lock(device_mutex_);
+    if (device_ >= 0) {
+      CUDA_CHECK(cudaSetDevice(device_));  // the runtime's current device is per thread
+      return;
+    }
     const DeviceList list = probe_devices();
     if (list.devices.empty()) throw RuntimeError(availability().reason);
     const int device = select_device(list);
@@ -234,7 +273,11 @@ class CudaBackend final : public Backend {
 
   /// Enqueues the input's upload (staged through pinned memory unless it is pinned already),
   /// every step of the chain and the download.
-  Pending start(Workspace& ws, const OpChain& chain, const ConstImageView& input) {
+  /// `owned`: the input's image when the batch owns it; a page-locked one becomes the
+  /// result's buffer (the download follows the upload in the stream), so a batch pins no new
+  /// memory for its results.
+  Pending start(Workspace& ws, const OpChain& chain, const ConstImageView& input,
+                Image* owned = nullptr) {
     if (input.rows() != RowRange{0, input.height()}) {
       throw std::invalid_argument("the CUDA backend needs a view of every row of the image");
     }
@@ -264,8 +307,8 @@ class CudaBackend final : public Backend {
     ws.gate.close(stream);
     const GateOpener opener{ws.gate};
     ws.upload_start.record(stream);
-    CUDA_CHECK(cudaMemcpy2DAsync(in.data, in.pitch, host, host_pitch, row_bytes, height,
-                                 cudaMemcpyHostToDevice, stream));
+    copy_rows(in.data, in.pitch, host, host_pitch, row_bytes, height, cudaMemcpyHostToDevice,
+              stream);
     ws.upload_stop.record(stream);
     ws.kernel_start.record(stream);
     DeviceImage current = in;
@@ -279,11 +322,15 @@ class CudaBackend final : public Backend {
     if (out.data != nullptr) {
       const auto out_row =
           static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
-      pending.output = Image::uninitialized(out.width, out.height, out.channels, pinned_);
+      if (owned != nullptr && owned->allocator() == pinned_) {
+        pending.output = std::move(*owned).reuse_as(out.width, out.height, out.channels);
+      }
+      if (pending.output.empty()) {
+        pending.output = Image::uninitialized(out.width, out.height, out.channels, pinned_);
+      }
       ws.download_start.record(stream);
-      CUDA_CHECK(cudaMemcpy2DAsync(pending.output.data(), out_row, out.data, out.pitch, out_row,
-                                   static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost,
-                                   stream));
+      copy_rows(pending.output.data(), out_row, out.data, out.pitch, out_row,
+                static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost, stream);
       ws.download_stop.record(stream);
       pending.downloading = true;
     }
@@ -311,7 +358,10 @@ class CudaBackend final : public Backend {
   std::shared_ptr<cuda::PinnedPool> pinned_ =
       std::make_shared<cuda::PinnedPool>(kCachedPinnedBytes);
   mutable std::optional<Availability> availability_;
+  std::mutex device_mutex_;
   int device_ = -1;
+  std::once_flag init_started_;
+  std::future<void> init_;  ///< the context's creation, started by host_allocator()
   std::vector<std::unique_ptr<Workspace>> workspaces_;
 };
 

@@ -19,6 +19,12 @@ PinnedPool::~PinnedPool() {
 }
 
 void* PinnedPool::allocate(std::size_t bytes) {
+  if (!device_ready_) {
+    void* p = ::operator new(bytes);
+    const std::scoped_lock lock(mutex_);
+    heap_.insert(p);
+    return p;
+  }
   {
     const std::scoped_lock lock(mutex_);
     const auto fit = free_.lower_bound(bytes);
@@ -42,6 +48,11 @@ void* PinnedPool::allocate(std::size_t bytes) {
 
 void PinnedPool::deallocate(void* p, std::size_t /*bytes*/) noexcept {
   std::unique_lock lock(mutex_);
+  if (heap_.erase(p) > 0) {
+    lock.unlock();
+    ::operator delete(p);
+    return;
+  }
   const auto found = capacity_.find(p);
   const std::size_t capacity = found != capacity_.end() ? found->second : 0;
   if (found != capacity_.end()) capacity_.erase(found);

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <map>
+#include <set>
 #include <mutex>
 
 #include "parfilter/image.hpp"
@@ -21,7 +23,14 @@ class PinnedPool final : public SampleAllocator {
   [[nodiscard]] void* allocate(std::size_t bytes) override;
   void deallocate(void* p, std::size_t bytes) noexcept override;
 
+  /// From now on buffers are page-locked. Until then (the CUDA context is still being
+  /// created: pinning would wait for it), they are ordinary memory, which the backend uploads
+  /// through its staging buffer.
+  void mark_device_ready() { device_ready_ = true; }
+
  private:
+  std::atomic<bool> device_ready_{false};
+  std::set<void*> heap_;  // the ordinary buffers handed out before the device was ready
   std::mutex mutex_;
   std::size_t cap_;
   std::size_t cached_ = 0;

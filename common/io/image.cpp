@@ -69,6 +69,23 @@ Image::Image(int width, int height, int channels, std::shared_ptr<SampleAllocato
   samples_ = {static_cast<std::uint8_t*>(p), SampleDeleter{std::move(allocator), size_}};
 }
 
+Image Image::reuse_as(int width, int height, int channels) && {
+  const auto bytes = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
+                     static_cast<std::uint64_t>(channels);
+  if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) ||
+      bytes > samples_.get_deleter().bytes) {
+    return {};
+  }
+  Image reused;
+  reused.width_ = width;
+  reused.height_ = height;
+  reused.channels_ = channels;
+  reused.size_ = static_cast<std::size_t>(bytes);
+  reused.samples_ = std::move(samples_);  // the deleter keeps the allocation's own size
+  *this = Image{};
+  return reused;
+}
+
 bool operator==(const Image& a, const Image& b) {
   return a.width_ == b.width_ && a.height_ == b.height_ && a.channels_ == b.channels_ &&
          std::equal(a.data(), a.data() + a.size_, b.data());

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -40,6 +41,7 @@ class Pipeline {
   Pipeline(Backend& backend, BatchJobs& jobs, const PipelineOptions& options, int workers)
       : jobs_(jobs),
         compute_on_host_(options.compute_on_host),
+        pause_min_ms_(options.pause_min_ms),
         limit_(images_in_flight(workers)),
         pool_(workers) {
     context_.checkpoint = [this] { pool_.checkpoint(); };
@@ -98,7 +100,8 @@ class Pipeline {
         if (slot.state == SlotState::loaded) {
           ++delivered_;
           slot.state = SlotState::computing;
-          if (compute_on_host_) pool_.close_gate();
+          gated_ = compute_on_host_ && last_compute_ms_ >= pause_min_ms_;
+          if (gated_) pool_.close_gate();
           return BatchInput{slot.job, std::move(slot.image)};
         }
         if (slot.state == SlotState::finished) {  // its load failed
@@ -165,7 +168,8 @@ class Pipeline {
   }
 
   void done(std::size_t job, OpOutput&& output, const StageTimes& times) {
-    if (compute_on_host_) pool_.open_gate();
+    if (gated_) pool_.open_gate();
+    last_compute_ms_ = times.compute_ms;
     {
       const std::scoped_lock lock(mutex_);
       Slot& slot = slot_of(job);
@@ -179,7 +183,7 @@ class Pipeline {
   }
 
   void failed(std::size_t job, std::exception_ptr failure) {
-    if (compute_on_host_) pool_.open_gate();
+    if (gated_) pool_.open_gate();
     {
       const std::scoped_lock lock(mutex_);
       finish(slot_of(job), std::move(failure), JobStage::compute);
@@ -233,6 +237,10 @@ class Pipeline {
 
   BatchJobs& jobs_;
   bool compute_on_host_;
+  double pause_min_ms_;
+  // The backend's thread alone reads and writes these (next, done and failed run on it).
+  double last_compute_ms_ = std::numeric_limits<double>::infinity();  // unknown: pause
+  bool gated_ = false;
   std::size_t limit_;
   std::mutex mutex_;
   std::condition_variable changed_;

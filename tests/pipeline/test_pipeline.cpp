@@ -176,7 +176,7 @@ TEST(Pipeline, WorkersPauseWhileAHostBackendComputes) {
   constexpr int kWorkers = 3;
   WatchedBackend backend(passed, kWorkers);
   CheckpointCounting jobs(12, passed);
-  run_batch_pipeline(backend, kGaussian, jobs, {kWorkers, true});
+  run_batch_pipeline(backend, kGaussian, jobs, {kWorkers, true, 0.0});  // pause for every compute
   EXPECT_EQ(jobs.order_, iota(12));
   EXPECT_EQ(backend.overlaps_.load(), 0);
 }

@@ -172,6 +172,11 @@ class Image {
   [[nodiscard]] static Image uninitialized(int width, int height, int channels,
                                            std::shared_ptr<SampleAllocator> allocator = {});
 
+  /// This image's buffer as an uninitialized image of another shape, when it holds enough
+  /// bytes (a device backend downloads a result into its input's page-locked buffer); else an
+  /// empty image, and this one is left as it was.
+  [[nodiscard]] Image reuse_as(int width, int height, int channels) &&;
+
   /// The allocator of the samples, null for ordinary heap memory.
   [[nodiscard]] const std::shared_ptr<SampleAllocator>& allocator() const {
     return samples_.get_deleter().allocator;

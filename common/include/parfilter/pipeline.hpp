@@ -58,6 +58,11 @@ struct PipelineOptions {
   /// Whether the backend computes on the host's cores (the CPU backends): the workers then
   /// pause at their next checkpoint while it computes, so that at most `threads` threads run.
   bool compute_on_host = true;
+  /// A compute that took less than this last time (a light op on many cores: a few
+  /// milliseconds) runs beside the workers instead: pausing every codec for it would cost
+  /// more than the brief overlap.
+  double pause_min_ms = kDefaultPauseMinMs;
+  static constexpr double kDefaultPauseMinMs = 10.0;
 };
 
 /// The most images a pipeline with `threads` workers holds at once (decoding, waiting,
