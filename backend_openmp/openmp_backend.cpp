@@ -3,8 +3,8 @@
 // for_each_block promises, and so the barrier between the phases of a two-phase op.
 // Histograms need no OpenMP reduction: run_cpu_op already gives each block its own array
 // and merges them after the join.
-#include "parfilter/backends/openmp.hpp"
 #include "openmp_scheduler.hpp"
+#include "parfilter/backends/openmp.hpp"
 
 #include <omp.h>
 

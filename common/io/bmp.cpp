@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "bmp_format.hpp"
+#include "channel_order.hpp"
 #include "codecs.hpp"
 #include "parfilter/error.hpp"
 
@@ -54,19 +55,17 @@ Image decode_rows(std::span<const std::uint8_t> bytes, const BmpLayout& layout, 
     const std::uint8_t* in = bytes.data() + layout.pixel_offset + stored * stride;
     std::uint8_t* out = image.row(image_row(layout, stored));
     const int w = layout.width;
+    const auto pixels = static_cast<std::size_t>(w);
     if (layout.bits_per_pixel == kPaletteBits && channels == 1) {
       for (int x = 0; x < w; ++x) out[x] = lookup[3 * std::size_t{in[x]}];
     } else if (layout.bits_per_pixel == kPaletteBits) {
       for (int x = 0; x < w; ++x) std::memcpy(out + 3 * x, &lookup[3 * std::size_t{in[x]}], 3);
+    } else if (bytes_per_pixel == 3) {
+      swap_red_blue_3(in, out, pixels);
+    } else if (channels == 4) {
+      swap_red_blue_4(in, out, pixels);
     } else {
-      for (int x = 0; x < w; ++x) {
-        const std::uint8_t* p = in + static_cast<std::ptrdiff_t>(x) * bytes_per_pixel;
-        std::uint8_t* q = out + static_cast<std::ptrdiff_t>(x) * channels;
-        q[0] = p[kBgrRed];
-        q[1] = p[1];
-        q[2] = p[kBgrBlue];
-        if (channels == 4) q[3] = p[3];
-      }
+      bgrx_to_rgb(in, out, pixels);
     }
     checkpoint_every(checkpoint, stored);
   }
@@ -123,13 +122,14 @@ Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& na
   return out;
 }
 
-std::vector<std::uint8_t> encode_bmp(const ConstImageView& image) {
+void encode_bmp(const ConstImageView& image, const ByteSink& sink) {
   constexpr std::uint32_t kFileHeaderBytes = 14;
   constexpr std::uint32_t kInfoHeaderBytes = 40;
   constexpr std::uint32_t kV4HeaderBytes = 108;
   constexpr std::uint32_t kBitfields = 3;
-  constexpr std::uint32_t kSrgb = 0x73524742;      // 'sRGB': the V4 header's colour space
-  constexpr std::uint32_t kPixelsPerMetre = 2835;  // 72 dpi
+  constexpr std::uint32_t kSrgb = 0x73524742;                // 'sRGB': the V4 header's colour space
+  constexpr std::uint32_t kPixelsPerMetre = 2835;            // 72 dpi
+  constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // rows handed to the sink at once
   const int channels = image.channels();
   const int bits = channels == 1 ? kPaletteBits : channels == 3 ? kRgbBits : kRgbaBits;
   const std::uint32_t header_bytes = channels == 4 ? kV4HeaderBytes : kInfoHeaderBytes;
@@ -137,12 +137,12 @@ std::vector<std::uint8_t> encode_bmp(const ConstImageView& image) {
   const std::uint64_t row_bytes = (static_cast<std::uint64_t>(image.width()) * bits + 31) / 32 * 4;
   const std::uint64_t offset = kFileHeaderBytes + header_bytes + palette_bytes;
   const std::uint64_t total = offset + row_bytes * static_cast<std::uint64_t>(image.height());
-  if (total > UINT32_MAX || image.width() > INT32_MAX || image.height() > INT32_MAX) {
+  if (total > UINT32_MAX) {
     throw RuntimeError(std::to_string(image.width()) + "x" + std::to_string(image.height()) +
                        " is too large for BMP (4 GiB at most)");
   }
-  std::vector<std::uint8_t> out(total);
-  std::uint8_t* at = out.data();
+  std::vector<std::uint8_t> head(offset, 0);
+  std::uint8_t* at = head.data();
   *at++ = 'B';
   *at++ = 'M';
   put_u32(at, static_cast<std::uint32_t>(total));
@@ -167,24 +167,26 @@ std::vector<std::uint8_t> encode_bmp(const ConstImageView& image) {
   if (channels == 1) {
     for (std::uint32_t i = 0; i < kPaletteEntries; ++i) put_u32(at, i * 0x010101);
   }
-  for (int y = 0; y < image.height(); ++y) {
-    const std::uint8_t* in = image.row(image.height() - 1 - y);
-    std::uint8_t* row = out.data() + offset + static_cast<std::uint64_t>(y) * row_bytes;
-    const int w = image.width();
-    if (channels == 1) {
-      std::memcpy(row, in, static_cast<std::size_t>(w));
-    } else {
-      for (int x = 0; x < w; ++x) {
-        const std::uint8_t* p = in + static_cast<std::ptrdiff_t>(x) * channels;
-        std::uint8_t* q = row + static_cast<std::ptrdiff_t>(x) * channels;
-        q[kBgrBlue] = p[2];
-        q[1] = p[1];
-        q[kBgrRed] = p[0];
-        if (channels == 4) q[3] = p[3];
+  sink(head);
+  // Bottom-up rows, converted a chunk at a time (padding bytes zero).
+  const std::size_t rows_per_chunk = std::max<std::size_t>(1, kChunkBytes / row_bytes);
+  std::vector<std::uint8_t> chunk(rows_per_chunk * row_bytes, 0);
+  const auto pixels = static_cast<std::size_t>(image.width());
+  for (int first = 0; first < image.height(); first += static_cast<int>(rows_per_chunk)) {
+    const int count = std::min(static_cast<int>(rows_per_chunk), image.height() - first);
+    for (int i = 0; i < count; ++i) {
+      const std::uint8_t* in = image.row(image.height() - 1 - (first + i));
+      std::uint8_t* row = chunk.data() + static_cast<std::size_t>(i) * row_bytes;
+      if (channels == 1) {
+        std::memcpy(row, in, pixels);
+      } else if (channels == 3) {
+        swap_red_blue_3(in, row, pixels);
+      } else {
+        swap_red_blue_4(in, row, pixels);
       }
     }
+    sink({chunk.data(), static_cast<std::size_t>(count) * row_bytes});
   }
-  return out;
 }
 
 }  // namespace parfilter::io

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,9 +27,17 @@ enum class CodecPath { fast, stb };
 [[nodiscard]] bool have_fast_png_encoder();
 [[nodiscard]] bool have_fast_jpeg();
 
-/// load_image_from_memory and encode_image with the codec path chosen.
+/// Where an encoder puts its bytes, in order, piece by piece (a BMP's rows, a PNG's chunks):
+/// an output file, or a buffer.
+using ByteSink = std::function<void(std::span<const std::uint8_t>)>;
+
+/// load_image_from_memory and encode_image with the codec path chosen; this encode_image
+/// writes into `sink`.
 [[nodiscard]] Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
                                  const LoadOptions& options, CodecPath path);
+void encode_image(const ConstImageView& image, ImageFormat format, const SaveOptions& options,
+                  const std::string& name, CodecPath path, const ByteSink& sink);
+/// The same into a buffer.
 [[nodiscard]] std::vector<std::uint8_t> encode_image(const ConstImageView& image,
                                                      ImageFormat format, const SaveOptions& options,
                                                      const std::string& name, CodecPath path);
@@ -50,8 +59,8 @@ inline void checkpoint_every(const Checkpoint& checkpoint, int row) {
 // ---- one entry point per format ----
 [[nodiscard]] Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& name,
                                     const LoadOptions& options);
-[[nodiscard]] std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
-                                                          const SaveOptions& options);
+void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
+                       const ByteSink& sink);
 
 [[nodiscard]] Image decode_jpeg_turbo(std::span<const std::uint8_t> bytes, const std::string& name,
                                       const LoadOptions& options);
@@ -61,7 +70,7 @@ inline void checkpoint_every(const Checkpoint& checkpoint, int row) {
 
 [[nodiscard]] Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& name,
                                     const LoadOptions& options);
-[[nodiscard]] std::vector<std::uint8_t> encode_bmp(const ConstImageView& image);
+void encode_bmp(const ConstImageView& image, const ByteSink& sink);
 
 [[nodiscard]] Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& name,
                                     const LoadOptions& options);

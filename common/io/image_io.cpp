@@ -10,6 +10,7 @@
 
 #include "codecs.hpp"
 #include "file_io.hpp"
+#include "output_file.hpp"
 #include "parallel.hpp"
 #include "parfilter/error.hpp"
 
@@ -150,9 +151,8 @@ Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
   return moved;
 }
 
-std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat format,
-                                       const SaveOptions& options, const std::string& name,
-                                       CodecPath path) {
+void encode_image(const ConstImageView& image, ImageFormat format, const SaveOptions& options,
+                  const std::string& name, CodecPath path, const ByteSink& sink) {
   if (image.width() <= 0 || image.height() <= 0 || image.first_row() == nullptr) {
     throw RuntimeError(name + ": cannot save an empty image");
   }
@@ -168,20 +168,34 @@ std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat 
   }
   switch (format) {
     case ImageFormat::bmp:
-      return encode_bmp(image);
+      encode_bmp(image, sink);
+      return;
     case ImageFormat::png:
-      if (path == CodecPath::fast && have_fast_png_encoder())
-        return encode_png_banded(image, options);
+      if (path == CodecPath::fast && have_fast_png_encoder()) {
+        encode_png_banded(image, options, sink);
+        return;
+      }
       break;
     case ImageFormat::jpeg:
       if (path == CodecPath::fast && have_fast_jpeg()) {
-        return encode_jpeg_turbo(image, options, name);
+        sink(encode_jpeg_turbo(image, options, name));
+        return;
       }
       break;
     case ImageFormat::tga:
       break;
   }
-  return encode_with_stb(image, format, options, name);
+  sink(encode_with_stb(image, format, options, name));
+}
+
+std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat format,
+                                       const SaveOptions& options, const std::string& name,
+                                       CodecPath path) {
+  std::vector<std::uint8_t> bytes;
+  encode_image(image, format, options, name, path, [&](std::span<const std::uint8_t> piece) {
+    bytes.insert(bytes.end(), piece.begin(), piece.end());
+  });
+  return bytes;
 }
 
 }  // namespace io
@@ -216,8 +230,10 @@ std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat 
 
 void save_image(const Image& image, const std::filesystem::path& path, const SaveOptions& options) {
   const ImageFormat format = format_for_path(path);
-  const auto bytes = encode_image(image.view(), format, options, path.string());
-  write_file_atomically(path, bytes, options.sync);
+  io::OutputFile file(path);
+  io::encode_image(image.view(), format, options, path.string(), io::CodecPath::fast,
+                   [&](std::span<const std::uint8_t> piece) { file.write(piece); });
+  file.commit(options.sync);
 }
 
 ParallelFor parallel_for_threads(int threads) {

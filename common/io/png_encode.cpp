@@ -203,8 +203,8 @@ class BandEncoder {
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
-                                            const SaveOptions& options) {
+void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
+                       const ByteSink& sink) {
   const BandEncoder encoder(image, options);
   std::vector<Band> bands(static_cast<std::size_t>(encoder.bands()));
   const auto encode_band = [&](std::size_t i) { bands[i] = encoder.encode(static_cast<int>(i)); };
@@ -214,8 +214,7 @@ std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
     for (std::size_t i = 0; i < bands.size(); ++i) encode_band(i);
   }
 
-  std::uint32_t adler = 1;
-  std::vector<std::uint8_t> png(kSignature.begin(), kSignature.end());
+  std::vector<std::uint8_t> head(kSignature.begin(), kSignature.end());
   std::vector<std::uint8_t> header;
   put_u32(header, static_cast<std::uint32_t>(image.width()));
   put_u32(header, static_cast<std::uint32_t>(image.height()));
@@ -228,22 +227,20 @@ std::vector<std::uint8_t> encode_png_banded(const ConstImageView& image,
        {kBitDepth, color_type, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}}) {
     header.push_back(byte);
   }
-  put_chunk(png, "IHDR", header.data(), header.size());
-  std::size_t offset = png.size();
-  std::size_t band_bytes = 0;
-  for (const Band& band : bands) band_bytes += band.chunk.size();
-  png.resize(offset + band_bytes);
+  put_chunk(head, "IHDR", header.data(), header.size());
+  sink(head);
+  std::uint32_t adler = 1;
   for (const Band& band : bands) {
-    std::memcpy(png.data() + offset, band.chunk.data(), band.chunk.size());
-    offset += band.chunk.size();
+    sink(band.chunk);
     adler = static_cast<std::uint32_t>(
         adler32_combine(adler, band.adler, static_cast<z_off_t>(band.filtered_bytes)));
   }
   std::vector<std::uint8_t> trailer;
   put_u32(trailer, adler);
-  put_chunk(png, "IDAT", trailer.data(), trailer.size());
-  put_chunk(png, "IEND", nullptr, 0);
-  return png;
+  std::vector<std::uint8_t> tail;
+  put_chunk(tail, "IDAT", trailer.data(), trailer.size());
+  put_chunk(tail, "IEND", nullptr, 0);
+  sink(tail);
 }
 
 }  // namespace parfilter::io

@@ -231,7 +231,10 @@ std::vector<std::uint8_t> encode_with_stb(const ConstImageView& image, ImageForm
       ok = stbi_write_jpg_to_func(append_to_buffer, &buffer, w, h, c, pixels, options.jpeg_quality);
       break;
     case ImageFormat::bmp:
-      return encode_bmp(image);
+      encode_bmp(image, [&](std::span<const std::uint8_t> piece) {
+        buffer.insert(buffer.end(), piece.begin(), piece.end());
+      });
+      return buffer;
   }
   if (ok == 0 || buffer.empty()) throw RuntimeError(name + ": encoding failed");
   return buffer;
