@@ -14,7 +14,7 @@
 # malloc'ed, not zeroed), and MSan needs an instrumented C++ library: so the loader's corpus is
 # also replayed, uninstrumented, under valgrind (build: <build>/plain, log: logs/valgrind.log).
 #
-# Seeds (read, never written): fuzz/seeds/<target>/, tests/regressions/ and, for the loader,
+# Seeds (read, never written): tests/fuzz/seeds/<target>/, tests/regressions/ and, for the loader,
 # data/ and ../shared/bmpsuite/. A crash, leak, timeout or out-of-memory stops that target and is
 # written to <build>/findings/<target>/; the script then exits 1. Logs: <build>/logs/<target>.log.
 set -euo pipefail
@@ -60,7 +60,7 @@ cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 # seed_dirs <target>: the existing read-only seed directories of a target.
 seed_dirs() {
-  local candidates=("$root/fuzz/seeds/$1")
+  local candidates=("$root/tests/fuzz/seeds/$1")
   if [[ "$1" == load_image ]]; then
     candidates+=("$root/tests/regressions" "$root/data" "$shared/bmpsuite")
   fi
@@ -79,12 +79,12 @@ for target in "${targets[@]}"; do
   options=(-max_total_time="$seconds" -rss_limit_mb="$rss_mb" -timeout="$timeout_s"
     -print_final_stats=1 -artifact_prefix="$findings/")
   case "$target" in
-    load_image) options+=(-dict="$root/fuzz/dict/image.dict" -max_len="$image_max_len") ;;
-    cli_args) options+=(-dict="$root/fuzz/dict/cli.dict") ;;
+    load_image) options+=(-dict="$root/tests/fuzz/dict/image.dict" -max_len="$image_max_len") ;;
+    cli_args) options+=(-dict="$root/tests/fuzz/dict/cli.dict") ;;
   esac
   mapfile -t seeds < <(seed_dirs "$target")
   echo "fuzz.sh: $target for ${seconds}s (log: $log)"
-  if "$build_dir/fuzz/fuzz_$target" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
+  if "$build_dir/tests/fuzz/fuzz_$target" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
     status="clean"
   else
     status="FOUND A PROBLEM (see $findings and the log)"
@@ -105,7 +105,7 @@ if [[ "${FUZZ_VALGRIND:-1}" == "1" && " ${targets[*]} " == *" load_image "* ]]; 
     log="$build_dir/logs/valgrind.log"
     echo "fuzz.sh: the load_image corpus under valgrind (log: $log)"
     if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-      --track-origins=yes "$plain/fuzz/replay_load_image" "$corpus_root/load_image" >"$log" 2>&1; then
+      --track-origins=yes "$plain/tests/fuzz/replay_load_image" "$corpus_root/load_image" >"$log" 2>&1; then
       echo "fuzz.sh: valgrind: clean ($(tail -n 1 "$log"))"
     else
       echo "fuzz.sh: valgrind: FOUND A PROBLEM (see $log; the input is the last 'replay:' line)"
