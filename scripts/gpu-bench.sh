@@ -5,8 +5,11 @@
 #      bandwidth with the backend's transfers (1 MB up) against it, a pinned in-memory batch
 #      against the bus time;
 #   2. scripts/bench-opencl.sh --cuda-compare: OpenCL's default kernels against CUDA's;
-#   3. scripts/bench-e2e.sh: file to file, every backend next to cv2 (no libvips there).
-# Results land in $OUT (or ./gpu-check-logs): bench.txt, bench-opencl.md, e2e.md, e2e.csv.
+#   3. scripts/bench-e2e.sh: file to file, every backend next to cv2 (no libvips there);
+#   4. bench/e2e/bench_batch_ops.py: file-to-file batches of light and heavy ops and a chain,
+#      CUDA and OpenCL against OpenMP, on the inputs step 3 made.
+# Results land in $OUT (or ./gpu-check-logs): bench.txt, bench-opencl.md, e2e.md, e2e.csv,
+# batch-ops.md.
 #
 #   scripts/gpu-bench.sh [--no-cuda] [--no-opencl] [--no-e2e] [e2e options...]
 set -uo pipefail
@@ -51,6 +54,8 @@ if [[ $e2e -eq 1 ]]; then
     --no-vips --no-chart --out "$out/e2e" "${e2e_args[@]}"
   cp "$out/e2e/results.md" "$out/e2e.md" 2>/dev/null
   cp "$out/e2e/results.csv" "$out/e2e.csv" 2>/dev/null
+  run "batch ops" python3 "$root/bench/e2e/bench_batch_ops.py" --build-dir "$build" \
+    --inputs "$(ls -d "$out"/e2e/inputs/*/ | head -n 1)" --out "$out/batch-ops.md"
   rm -rf "$out/e2e"
 fi
 printf '%s\n' "${summary[@]}"
