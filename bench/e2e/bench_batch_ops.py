@@ -9,8 +9,9 @@ process over the batch (process start and exit included), the median of --repeat
 one warm-up run, with the batch's own summary line kept beside it. The inputs are the first
 --batch files of each format in --inputs (bench_e2e.py makes them: OUT/inputs/<W>x<H>/).
 The ops: gaussian (light: the codecs dominate), segment --adaptive --window 31 and
-erode --se ellipse:15x15 (heavy on the CPU), and a 4-op chain of heavy steps. Standard
-library only.
+erode --se ellipse:15x15 (heavy on the CPU), and a 4-op chain of heavy steps. A last row
+times each backend on a 16x16 image: the process's own floor (start, device set-up, exit).
+Standard library only.
 """
 import argparse
 import os
@@ -62,6 +63,15 @@ def median_batch(executable, args, inputs, scratch, repeats):
     return statistics.median(walls), runs[walls.index(sorted(walls)[len(walls) // 2])][1]
 
 
+def table_row(fmt, label, backends, walls):
+    """Wall ms per backend, then how many times faster than the baseline each other one is."""
+    base = walls.get(BASELINE)
+    cells = [f"{walls[b] * 1e3:.0f}" if walls[b] else "-" for b in backends]
+    ratios = [f"{base / walls[b]:.2f}x" if base and walls[b] else "-"
+              for b in backends if b != BASELINE]
+    return f"| {fmt} | {label} | " + " | ".join(cells + ratios) + " |"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", required=True, type=pathlib.Path)
@@ -105,11 +115,18 @@ def main():
                         notes.append(f"- {fmt} {label} {backend}: failed: {error}")
                     print(f"bench-batch-ops: {fmt} {label} {backend}: "
                           f"{walls[backend] and round(walls[backend] * 1e3)} ms", file=sys.stderr)
-                base = walls.get(BASELINE)
-                cells = [f"{w * 1e3:.0f}" if w else "-" for w in walls.values()]
-                ratios = [f"{base / walls[b]:.2f}x" if base and walls[b] else "-"
-                          for b in backends if b != BASELINE]
-                lines.append(f"| {fmt.upper()} | {label} | " + " | ".join(cells + ratios) + " |")
+                lines.append(table_row(fmt.upper(), label, backends, walls))
+        tiny = scratch / "tiny.pgm"  # PNM needs no codec library to write by hand
+        tiny.write_bytes(b"P5 16 16 255\n" + bytes(range(256)))
+        floors = {}
+        for backend in backends:
+            try:
+                floors[backend] = executables[backend] and median_batch(
+                    executables[backend], ["gaussian"], [tiny], scratch, options.repeats)[0]
+            except RuntimeError as error:
+                floors[backend] = None
+                notes.append(f"- 16x16 {backend}: failed: {error}")
+        lines.append(table_row("16x16 PGM", "gaussian (the process floor)", backends, floors))
     text = "\n".join(lines + ["", f"Up to {options.batch} images per batch from "
                                    f"{options.inputs}.", ""] + notes) + "\n"
     print(text)
