@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "parfilter/error.hpp"
 #include "filter_math.hpp"
 #include "op_kernels.hpp"
+#include "parfilter/error.hpp"
 #include "row_kernels.hpp"
 
 namespace parfilter {
@@ -31,8 +31,9 @@ struct GrayPlane {
   ConstImageView view;
 };
 
-GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
+GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input, std::string_view variant,
                      HistogramBins* hist = nullptr) {
+  const kernels::Loops loops = loops_for(variant);
   GrayPlane plane;
   const bool convert = input.channels() != 1;
   if (convert) {
@@ -45,9 +46,9 @@ GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
   const HistogramBins counts =
       count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& block_hist) {
         if (convert && hist != nullptr) {
-          kernels::gray_rows_counted(input.slice(rows), out.slice(rows), rows, block_hist);
+          kernels::gray_rows_counted(input.slice(rows), out.slice(rows), rows, block_hist, loops);
         } else if (convert) {
-          kernels::gray_rows(input.slice(rows), out.slice(rows), rows);
+          kernels::gray_rows(input.slice(rows), out.slice(rows), rows, loops);
         } else if (hist != nullptr) {
           kernels::histogram_rows(plane.view.slice(rows), rows, 0, block_hist);
         }
@@ -70,8 +71,9 @@ std::vector<HistogramBins> run_histogram(RowScheduler& scheduler, const ConstIma
                                          const OpParams& params) {
   if (!params.per_channel || input.channels() == 1) {
     // No gray image: each block converts a row at a time into a buffer and counts it.
+    const kernels::Loops loops = loops_for(params.variant);
     return {count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& h) {
-      kernels::gray_histogram_rows(input.slice(rows), rows, h);
+      kernels::gray_histogram_rows(input.slice(rows), rows, h, loops);
     })};
   }
   std::vector<HistogramBins> result;
@@ -83,9 +85,9 @@ std::vector<HistogramBins> run_histogram(RowScheduler& scheduler, const ConstIma
   return result;
 }
 
-Image run_equalize(RowScheduler& scheduler, const ConstImageView& input) {
-  const HistogramBins hist = count_rows(scheduler, all_rows(input), equalize_count(input));
-  return run_pass(scheduler, equalize_pass(input.channels(), equalize_lut(hist)), input,
+Image run_equalize(RowScheduler& scheduler, const ConstImageView& input, std::string_view variant) {
+  const HistogramBins hist = count_rows(scheduler, all_rows(input), equalize_count(input, variant));
+  return run_pass(scheduler, equalize_pass(input.channels(), equalize_lut(hist), variant), input,
                   input.channels());
 }
 
@@ -93,14 +95,15 @@ Image run_equalize(RowScheduler& scheduler, const ConstImageView& input) {
 OpOutput run_thresholding(RowScheduler& scheduler, Op op, const ConstImageView& input,
                           const OpParams& params) {
   HistogramBins hist{};
-  const GrayPlane gray = gray_plane(scheduler, input, &hist);
+  const GrayPlane gray = gray_plane(scheduler, input, params.variant, &hist);
   const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
   OpOutput output;
   output.threshold = threshold;
   const bool adaptive = op == Op::segment && params.adaptive;
-  output.image = run_pass(
-      scheduler, adaptive ? adaptive_segment_pass(params, threshold) : threshold_pass(threshold),
-      gray.view, 1);
+  output.image = run_pass(scheduler,
+                          adaptive ? adaptive_segment_pass(params, threshold)
+                                   : threshold_pass(threshold, params.variant),
+                          gray.view, 1);
   return output;
 }
 
@@ -164,13 +167,14 @@ Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input
   return std::move(buffers[1 - target]);
 }
 
-Image run_pool(RowScheduler& scheduler, const ConstImageView& input) {
+Image run_pool(RowScheduler& scheduler, const ConstImageView& input, std::string_view variant) {
+  const kernels::Loops loops = loops_for(variant);
   Image out = Image::uninitialized(pool_extent(input.width()), pool_extent(input.height()),
                                    input.channels());
   const ImageView dst = out.view();
   scheduler.for_each_block(out.height(), [&](RowRange rows, int) {
-    kernels::pool2x2_rows(input.slice(pool_input_rows(rows, input.height())), dst.slice(rows),
-                          rows);
+    kernels::pool2x2_rows(input.slice(pool_input_rows(rows, input.height())), dst.slice(rows), rows,
+                          loops);
   });
   return out;
 }
@@ -228,17 +232,18 @@ std::vector<std::string> cpu_variants(Op op) {
   };
   switch (op) {
     case Op::gaussian:
-      return names({kGaussianSeparable, kGaussianDirect, kGaussianLut});
+      return names({kGaussianSeparable, kScalarVariant, kGaussianDirect, kGaussianLut});
     case Op::sobel:
     case Op::sharpen:
-      return names({kDefaultVariant, kNaiveVariant});
+      return names({kDefaultVariant, kScalarVariant, kNaiveVariant});
     case Op::erode:
     case Op::dilate:
     case Op::open:
     case Op::close:
-      return names({kDefaultVariant, kMorphologyVhgw, kMorphologySeparable, kNaiveVariant});
+      return names(
+          {kDefaultVariant, kScalarVariant, kMorphologyVhgw, kMorphologySeparable, kNaiveVariant});
     default:
-      return names({kDefaultVariant});
+      return names({kDefaultVariant, kScalarVariant});
   }
 }
 
@@ -257,13 +262,13 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
   OpOutput output;
   switch (op) {
     case Op::gray:
-      output.image = run_pass(scheduler, gray_pass(), input, 1);
+      output.image = run_pass(scheduler, gray_pass(resolved.variant), input, 1);
       break;
     case Op::gaussian:
       output.image = run_pass(scheduler, gaussian_pass(resolved), input, input.channels());
       break;
     case Op::sobel: {
-      const GrayPlane gray = gray_plane(scheduler, input);
+      const GrayPlane gray = gray_plane(scheduler, input, resolved.variant);
       output.image = run_pass(scheduler, sobel_pass(resolved), gray.view, 1);
       break;
     }
@@ -271,14 +276,14 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
       output.image = run_pass(scheduler, sharpen_pass(resolved), input, input.channels());
       break;
     case Op::histogram:
-      output.histogram = run_histogram(scheduler, input, params);
+      output.histogram = run_histogram(scheduler, input, resolved);
       break;
     case Op::equalize:
-      output.image = run_equalize(scheduler, input);
+      output.image = run_equalize(scheduler, input, resolved.variant);
       break;
     case Op::otsu:
     case Op::segment:
-      output = run_thresholding(scheduler, op, input, params);
+      output = run_thresholding(scheduler, op, input, resolved);
       break;
     case Op::erode:
     case Op::dilate:
@@ -287,7 +292,7 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
       output.image = run_morphology(scheduler, op, input, resolved);
       break;
     case Op::pool:
-      output.image = run_pool(scheduler, input);
+      output.image = run_pool(scheduler, input, resolved.variant);
       break;
   }
   return output;

@@ -122,8 +122,8 @@ std::vector<MorphRect> decompose(const StructuringElement& se) {
 
 /// The plain column pass: op over source rows [y + dy, y + dy + height).
 template <typename Op>
-void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
-                  std::uint8_t* out) {
+void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height, std::uint8_t* out,
+                  Loops loops) {
   // Rows outside the image are neutral: skip them (a window wholly outside stays neutral).
   const int first = std::max(0, y + r.dy);
   const int end = std::min(height, y + r.dy + r.height);
@@ -135,17 +135,17 @@ void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
   const std::uint8_t* acc = rows.row(first);
   int sy = first + 1;
   for (; sy + 1 < end; sy += 2) {
-    combine3<Op>(acc, rows.row(sy), rows.row(sy + 1), out, rows.bytes());
+    combine3<Op>(acc, rows.row(sy), rows.row(sy + 1), out, rows.bytes(), loops);
     acc = out;
   }
-  if (sy < end) combine<Op>(acc, rows.row(sy), out, rows.bytes());
+  if (sy < end) combine<Op>(acc, rows.row(sy), out, rows.bytes(), loops);
 }
 
 /// The plain row pass into a dst row: target[x] = (or op=) op over padded pixels
 /// [x, x + width).
 template <typename Op>
 void plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t samples, int channels,
-               int width, bool overwrite) {
+               int width, bool overwrite, Loops loops) {
   const auto shifted = [&](int k) { return padded + static_cast<std::ptrdiff_t>(k) * channels; };
   int k = 0;
   if (overwrite && width == 1) {
@@ -155,15 +155,17 @@ void plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t sam
   if (overwrite) {
     // The first pass reads the shifted copies straight, no copy into target first.
     if (width == 2) {
-      combine<Op>(shifted(0), shifted(1), target, samples);
+      combine<Op>(shifted(0), shifted(1), target, samples, loops);
       return;
     }
-    combine3<Op>(shifted(0), shifted(1), shifted(2), target, samples);
+    combine3<Op>(shifted(0), shifted(1), shifted(2), target, samples, loops);
     k = 3;
   }
   // Two shifted copies per pass.
-  for (; k + 1 < width; k += 2) combine3<Op>(target, shifted(k), shifted(k + 1), target, samples);
-  if (k < width) combine<Op>(target, shifted(k), target, samples);
+  for (; k + 1 < width; k += 2) {
+    combine3<Op>(target, shifted(k), shifted(k + 1), target, samples, loops);
+  }
+  if (k < width) combine<Op>(target, shifted(k), target, samples, loops);
 }
 
 /// The row pass by doubling: cur holds op over padded pixels [x, x + covered); one pass
@@ -175,7 +177,7 @@ void plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t sam
 template <typename Op>
 void doubling_row(const std::uint8_t* padded, std::uint8_t* const spare[2], std::uint8_t* target,
                   std::size_t samples, std::size_t padded_samples, int channels, int width,
-                  bool overwrite) {
+                  bool overwrite, Loops loops) {
   const std::uint8_t* cur = padded;
   int covered = 1;
   std::size_t valid = padded_samples;  // samples of cur whose window lies in the padded row
@@ -183,15 +185,15 @@ void doubling_row(const std::uint8_t* padded, std::uint8_t* const spare[2], std:
     const auto shift = static_cast<std::size_t>(covered) * channels;
     valid -= shift;
     std::uint8_t* next = spare[pass % 2];
-    combine<Op>(cur, cur + shift, next, valid);
+    combine<Op>(cur, cur + shift, next, valid, loops);
     cur = next;
     covered *= 2;
   }
   const std::uint8_t* rest = cur + static_cast<std::ptrdiff_t>(width - covered) * channels;
   if (overwrite) {
-    combine<Op>(cur, rest, target, samples);
+    combine<Op>(cur, rest, target, samples, loops);
   } else {
-    combine3<Op>(target, cur, rest, target, samples);
+    combine3<Op>(target, cur, rest, target, samples, loops);
   }
 }
 
@@ -200,7 +202,7 @@ void doubling_row(const std::uint8_t* padded, std::uint8_t* const spare[2], std:
 /// a time.
 template <typename Op>
 void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, const MorphRect& r,
-               MorphMethod method, bool overwrite) {
+               MorphMethod method, bool overwrite, Loops loops) {
   const int width = src.width();
   const int channels = src.channels();
   const auto samples = static_cast<std::size_t>(src.row_samples());
@@ -231,7 +233,7 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
   std::vector<std::uint8_t> doubling_storage(doubling_row_pass ? 2 * padded_samples : 0);
   std::uint8_t* const doubling_spare[2] = {doubling_storage.data(),
                                            doubling_storage.data() + padded_samples};
-  ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height);
+  ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height, loops);
 
   // Row y's column pass into padded row p. With no source bytes no window reaches the image:
   // the padded rows stay neutral.
@@ -240,7 +242,7 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
     if (vhgw_columns) {
       columns.next(p + column_offset);
     } else {
-      plain_column<Op>(source, y, r, src.height(), p + column_offset);
+      plain_column<Op>(source, y, r, src.height(), p + column_offset, loops);
     }
   };
   if (!vhgw_row) {
@@ -249,9 +251,9 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
       column_pass(y, padded[0]);
       if (doubling_row_pass) {
         doubling_row<Op>(padded[0], doubling_spare, dst.row(y), samples, padded_samples, channels,
-                         r.width, overwrite);
+                         r.width, overwrite, loops);
       } else {
-        plain_row<Op>(padded[0], dst.row(y), samples, channels, r.width, overwrite);
+        plain_row<Op>(padded[0], dst.row(y), samples, channels, r.width, overwrite, loops);
       }
     }
     return;
@@ -266,41 +268,41 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
     }
     detail::row_vhgw<Op>(padded, targets, width, channels, r.width, padded_pixels, scratch);
     for (int lane = 0; lane < lanes && !overwrite; ++lane) {
-      combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples);
+      combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples, loops);
     }
   }
 }
 
 template <typename Op>
 void decomposed_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     const StructuringElement& se, MorphMethod method) {
+                     const StructuringElement& se, MorphMethod method, Loops loops) {
   bool overwrite = true;
   for (const MorphRect& r : decompose(se)) {
-    rect_pass<Op>(src, dst, rows, r, method, overwrite);
+    rect_pass<Op>(src, dst, rows, r, method, overwrite, loops);
     overwrite = false;
   }
-  for (int y = rows.begin; y < rows.end; ++y) detail::copy_alpha(src, dst, y);
+  for (int y = rows.begin; y < rows.end; ++y) detail::copy_alpha(src, dst, y, loops);
 }
 
 template <typename Op>
 void morphology_with(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     const StructuringElement& se, MorphMethod method) {
+                     const StructuringElement& se, MorphMethod method, Loops loops) {
   if (method == MorphMethod::naive) {
     naive_rows<Op>(src, dst, rows, se);
   } else {
-    decomposed_rows<Op>(src, dst, rows, se, method);
+    decomposed_rows<Op>(src, dst, rows, se, method, loops);
   }
 }
 
 }  // namespace
 
 void morphology_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     const StructuringElement& se, MorphOp op, MorphMethod method) {
+                     const StructuringElement& se, MorphOp op, MorphMethod method, Loops loops) {
   if (rows.empty()) return;
   if (op == MorphOp::erode) {
-    morphology_with<MinOp>(src, dst, rows, se, method);
+    morphology_with<MinOp>(src, dst, rows, se, method, loops);
   } else {
-    morphology_with<MaxOp>(src, dst, rows, se, method);
+    morphology_with<MaxOp>(src, dst, rows, se, method, loops);
   }
 }
 
