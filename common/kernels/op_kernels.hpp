@@ -34,6 +34,18 @@ inline constexpr std::string_view kMorphologySeparable = "separable";
 /// Morphology: van Herk/Gil-Werman passes, whose cost does not grow with the element.
 inline constexpr std::string_view kMorphologyVhgw = "vhgw";
 
+/// How a pass writes its output rows (the same bytes either way).
+enum class Writes : std::uint8_t {
+  cached,    ///< ordinary stores: the rows are read again soon (an intermediate, a band)
+  streamed,  ///< streaming stores where the SIMD loops can: a large output (Loops::simd_stream)
+};
+
+/// `loops` with streaming output stores where `writes` asks for them.
+[[nodiscard]] constexpr kernels::Loops streamed(kernels::Loops loops, Writes writes) {
+  return loops == kernels::Loops::simd && writes == Writes::streamed ? kernels::Loops::simd_stream
+                                                                     : loops;
+}
+
 /// Rows above and below an output row that a pass reads.
 struct RowHalo {
   int above = 0;
@@ -52,12 +64,13 @@ struct RowHalo {
 struct RowPass {
   RowHalo halo;
   /// Computes output rows `rows` of dst; src addresses at least widen(rows, halo, height).
-  std::function<void(const ConstImageView& src, const ImageView& dst, RowRange rows)> kernel;
+  std::function<void(const ConstImageView& src, const ImageView& dst, RowRange rows, Writes writes)>
+      kernel;
 
   /// Runs the kernel over `rows` split into the scheduler's blocks; each block's kernel sees
   /// only its rows and their halo, so one that strays trips the view's bounds assertion.
-  void run(RowScheduler& scheduler, const ConstImageView& src, const ImageView& dst,
-           RowRange rows) const;
+  void run(RowScheduler& scheduler, const ConstImageView& src, const ImageView& dst, RowRange rows,
+           Writes writes = Writes::cached) const;
 };
 
 // Point passes (no halo) -------------------------------------------------------------------

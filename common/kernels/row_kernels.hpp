@@ -20,10 +20,24 @@ inline constexpr int kGaussianHalo = kGaussianRadius;
 inline constexpr int kSobelHalo = 1;
 inline constexpr int kSharpenHalo = 1;
 
-/// Which inner loops a kernel runs. Both give the same bytes: the SIMD loops (Google Highway,
+/// Which inner loops a kernel runs. All give the same bytes: the SIMD loops (Google Highway,
 /// simd_kernels.hpp) compute the leading part of each row and the plain C++ loops, the
 /// reference, the rest; Loops::plain runs the plain loops alone (the CPU variant "scalar").
-enum class Loops : std::uint8_t { simd, plain };
+enum class Loops : std::uint8_t {
+  simd,
+  /// The SIMD loops, and the kernel's output rows written with streaming stores where the
+  /// loops can: for an output larger than the caches that nothing reads soon (cpu_backend
+  /// chooses it for a large op output, never for an intermediate read back).
+  simd_stream,
+  plain,
+};
+
+[[nodiscard]] constexpr bool uses_simd(Loops loops) { return loops != Loops::plain; }
+
+/// The loops of a pass whose output is read back soon: no streaming.
+[[nodiscard]] constexpr Loops cached(Loops loops) {
+  return loops == Loops::simd_stream ? Loops::simd : loops;
+}
 
 /// The input rows needed to compute `rows` with a kernel of the given halo.
 [[nodiscard]] constexpr RowRange widen(RowRange rows, int halo, int height) {

@@ -72,9 +72,10 @@ void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange r
     const std::uint8_t* mid = border_rows.row(y);
     const std::uint8_t* down = border_rows.row(y + 1);
     std::uint8_t* out = dst.row(y);
-    const int first = loops == Loops::simd ? simd::sobel_row(up, mid, down, out, kSobelHalo,
-                                                             width - kSobelHalo, kOutput)
-                                           : kSobelHalo;
+    const int first = uses_simd(loops)
+                          ? simd::sobel_row(up, mid, down, out, kSobelHalo, width - kSobelHalo,
+                                            kOutput, detail::output_store(loops))
+                          : kSobelHalo;
     sobel_interior<kOutput>(up, mid, down, out, first, width - kSobelHalo);
     for (std::size_t e = 0; e < edge_xs.size(); ++e) {
       const auto s = [&](const std::uint8_t* row, int k) {
@@ -180,9 +181,9 @@ void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows
     const std::uint8_t* down = border_rows.row(y + 1);
     std::uint8_t* out = dst.row(y);
     const std::ptrdiff_t first =
-        loops == Loops::simd
-            ? simd::sharpen_row(up, mid, down, out, interior_begin, interior_end, channels)
-            : interior_begin;
+        uses_simd(loops) ? simd::sharpen_row(up, mid, down, out, interior_begin, interior_end,
+                                             channels, detail::output_store(src, y, loops))
+                         : interior_begin;
     switch (channels) {
       case 1:
         sharpen_interior<1>(up, mid, down, out, first, interior_end);
@@ -204,7 +205,13 @@ void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows
         out[at + c] = static_cast<std::uint8_t>(std::clamp(value, 0, kMaxSample));
       }
     }
-    copy_alpha(src, dst, y, loops);
+    if (uses_simd(loops) && channels > detail::kRgbChannels) {
+      // The SIMD stores put alpha back; pixel 0 and the plain loop's pixels need it still.
+      out[detail::kAlphaChannel] = mid[detail::kAlphaChannel];
+      copy_alpha(src, dst, y, Loops::plain, static_cast<int>(first / channels));
+    } else {
+      copy_alpha(src, dst, y);
+    }
   }
 }
 

@@ -144,7 +144,7 @@ void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst,
   const Taps16 taps{static_cast<std::uint16_t>(q[0]), static_cast<std::uint16_t>(q[1]),
                     static_cast<std::uint16_t>(q[2])};
   const simd::GaussianTaps simd_taps{q[0], q[1], q[2]};
-  const bool vector = loops == Loops::simd;
+  const bool vector = uses_simd(loops);
   const detail::BorderRows border_rows(src, border);
   const detail::EdgeColumns edges(width, kGaussianHalo, border);
   const std::vector<int> edge_xs = edges.edge_pixels();
@@ -185,9 +185,12 @@ void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst,
   for (int y = rows.begin; y < rows.end; ++y) {
     ring.advance_to(y, row_pass);
     const std::ptrdiff_t first =
-        vector ? simd::gaussian_column(ring.taps(), dst.row(y), samples, simd_taps) : 0;
+        vector ? simd::gaussian_column(ring.taps(), dst.row(y), samples, simd_taps,
+                                       detail::output_store(src, y, loops))
+               : 0;
     gaussian_column(ring.taps(), dst.row(y), first, samples, taps);
-    copy_alpha(src, dst, y, loops);
+    // The SIMD stores put alpha back; the plain loop's pixels (all, without SIMD) need it.
+    copy_alpha(src, dst, y, Loops::plain, static_cast<int>(first / channels));
   }
 }
 

@@ -41,19 +41,33 @@ inline constexpr int kMaxSample = 255;
   return channels > kRgbChannels ? kRgbChannels : channels;
 }
 
-/// Copies alpha (channel 3) of row y from src to dst for 4-channel images. Fast kernels
-/// compute alpha like a colour channel in their vector loops and overwrite it here.
+/// Copies alpha (channel 3) of pixels [first, width) of row y from src to dst for 4-channel
+/// images. Fast kernels compute alpha like a colour channel in their vector loops and
+/// overwrite it here (or in their SIMD stores: output_store).
 inline void copy_alpha(const ConstImageView& src, const ImageView& dst, int y,
-                       Loops loops = Loops::plain) {
+                       Loops loops = Loops::plain, int first = 0) {
   if (src.channels() <= kRgbChannels) return;
   const std::uint8_t* in = src.row(y);
   std::uint8_t* out = dst.row(y);
   const int channels = src.channels();
-  const int first = loops == Loops::simd ? simd::copy_alpha_row(in, out, src.width()) : 0;
+  if (uses_simd(loops) && first == 0) first = simd::copy_alpha_row(in, out, src.width());
   for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(first) * channels + kAlphaChannel;
        i < src.row_samples(); i += channels) {
     out[i] = in[i];
   }
+}
+
+/// How the SIMD loops store a kernel's output row y: with src's alpha put back in the same
+/// store (RGBA), and streamed for Loops::simd_stream. Nothing for the plain loops, whose
+/// kernels copy alpha afterwards as they always did.
+[[nodiscard]] inline simd::RowStore output_store(const ConstImageView& src, int y, Loops loops) {
+  if (!uses_simd(loops)) return {};
+  return {src.channels() > kRgbChannels ? src.row(y) : nullptr, loops == Loops::simd_stream};
+}
+
+/// The same for an output without alpha (gray outputs, or an RGBA one copied alpha and all).
+[[nodiscard]] inline simd::RowStore output_store(Loops loops) {
+  return {nullptr, loops == Loops::simd_stream};
 }
 
 /// The image row that stands for row y (y may lie outside the image) under `border`: the

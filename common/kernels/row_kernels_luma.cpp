@@ -28,7 +28,8 @@ PARFILTER_VECTOR_CLONES void luma_row(const std::uint8_t* in, std::uint8_t* out,
 
 void rgb_luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels, LumaWeights w,
                   Loops loops) {
-  const int x = loops == Loops::simd ? simd::luma_row(in, out, width, channels, w) : 0;
+  const int x =
+      uses_simd(loops) ? simd::luma_row(in, out, width, channels, w, output_store(loops)) : 0;
   if (channels == kRgbChannels) {
     luma_row<kRgbChannels>(in, out, x, width, w);
   } else {

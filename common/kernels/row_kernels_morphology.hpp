@@ -9,6 +9,7 @@
 #include "filter_math.hpp"
 #include "parfilter/image.hpp"
 #include "row_kernels.hpp"
+#include "simd_kernels.hpp"
 
 namespace parfilter::kernels::detail {
 
@@ -26,16 +27,17 @@ struct MaxOp {
 };
 
 /// out[i] = op(a[i], b[i]) for i < n; out may be a or b. One whole-row vector loop: the SIMD
-/// one over the leading part (Loops::simd), then the plain one.
+/// one over the leading part (Loops::simd), then the plain one. `store`: how the SIMD loop
+/// stores (a final output row: alpha put back, streaming), alpha put back by both.
 template <typename Op>
 void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
-             Loops loops);
+             Loops loops, const simd::RowStore& store = {});
 
 /// out[i] = op(a[i], b[i], c[i]) for i < n; out may be a, b or c. Two combines in one pass:
 /// half the loads and stores of combine twice.
 template <typename Op>
 void combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
-              std::uint8_t* out, std::size_t n, Loops loops);
+              std::uint8_t* out, std::size_t n, Loops loops, const simd::RowStore& store = {});
 
 /// Rows a horizontal van Herk/Gil-Werman batch handles at once: one vector lane per row
 /// after a byte transpose.

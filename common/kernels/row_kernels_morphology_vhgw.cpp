@@ -154,18 +154,30 @@ PARFILTER_VECTOR_CLONES void plain_combine3(const std::uint8_t* a, const std::ui
   for (; i < n; ++i) out[i] = Op::apply(Op::apply(a[i], b[i]), c[i]);
 }
 
+/// Puts back alpha (every 4th byte from byte 3) of the samples [first, n) the plain loop wrote,
+/// where the SIMD stores put back the rest (simd::RowStore::alpha).
+void plain_alpha(const simd::RowStore& store, std::uint8_t* out, std::size_t first, std::size_t n) {
+  if (store.alpha == nullptr) return;
+  constexpr std::size_t kPixel = 4;
+  for (std::size_t i = first / kPixel * kPixel + kAlphaChannel; i < n; i += kPixel) {
+    out[i] = store.alpha[i];
+  }
+}
+
 template <typename Op>
 void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
-             Loops loops) {
-  const std::size_t first = loops == Loops::simd ? simd::combine(a, b, out, n, Op::kOp) : 0;
+             Loops loops, const simd::RowStore& store) {
+  const std::size_t first = uses_simd(loops) ? simd::combine(a, b, out, n, Op::kOp, store) : 0;
   plain_combine<Op>(a, b, out, first, n);
+  plain_alpha(store, out, first, n);
 }
 
 template <typename Op>
 void combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
-              std::uint8_t* out, std::size_t n, Loops loops) {
-  const std::size_t first = loops == Loops::simd ? simd::combine3(a, b, c, out, n, Op::kOp) : 0;
+              std::uint8_t* out, std::size_t n, Loops loops, const simd::RowStore& store) {
+  const std::size_t first = uses_simd(loops) ? simd::combine3(a, b, c, out, n, Op::kOp, store) : 0;
   plain_combine3<Op>(a, b, c, out, first, n);
+  plain_alpha(store, out, first, n);
 }
 
 template <typename Op>
@@ -225,13 +237,13 @@ void row_vhgw(const std::uint8_t* const* padded, std::uint8_t* const* out, int w
 }
 
 template void combine<MinOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t,
-                             Loops);
+                             Loops, const simd::RowStore&);
 template void combine<MaxOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t,
-                             Loops);
+                             Loops, const simd::RowStore&);
 template void combine3<MinOp>(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                              std::uint8_t*, std::size_t, Loops);
+                              std::uint8_t*, std::size_t, Loops, const simd::RowStore&);
 template void combine3<MaxOp>(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                              std::uint8_t*, std::size_t, Loops);
+                              std::uint8_t*, std::size_t, Loops, const simd::RowStore&);
 template class ColumnVhgw<MinOp>;
 template class ColumnVhgw<MaxOp>;
 template void row_vhgw<MinOp>(const std::uint8_t* const*, std::uint8_t* const*, int, int, int, int,

@@ -135,7 +135,7 @@ void gray_rows_counted(const ConstImageView& src, const ImageView& dst, RowRange
   SubHistograms counts(hist);
   for (int y = rows.begin; y < rows.end; ++y) {
     // Counted right after it is written, while the row is in cache.
-    gray_rows(src, dst, {y, y + 1}, loops);
+    gray_rows(src, dst, {y, y + 1}, cached(loops));
     const std::uint8_t* out = dst.row(y);
     counts.add(width, [out](int x) { return out[x]; });
   }
@@ -150,7 +150,7 @@ void gray_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins
   SubHistograms counts(hist);
   std::vector<std::uint8_t> gray(static_cast<std::size_t>(src.width()));
   for (int y = rows.begin; y < rows.end; ++y) {
-    rgb_luma_row(src.row(y), gray.data(), src.width(), src.channels(), kGrayWeights, loops);
+    rgb_luma_row(src.row(y), gray.data(), src.width(), src.channels(), kGrayWeights, cached(loops));
     counts.add(src.width(), [&gray](int x) { return gray[static_cast<std::size_t>(x)]; });
   }
 }
@@ -161,8 +161,10 @@ void threshold_rows(const ConstImageView& src, const ImageView& dst, RowRange ro
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
-    const auto first =
-        loops == Loops::simd ? static_cast<int>(simd::threshold_row(in, out, width, threshold)) : 0;
+    const auto first = uses_simd(loops)
+                           ? static_cast<int>(simd::threshold_row(in, out, width, threshold,
+                                                                  detail::output_store(loops)))
+                           : 0;
     for (int x = first; x < width; ++x) out[x] = in[x] > threshold ? kForeground : kBackground;
   }
 }
@@ -173,8 +175,10 @@ void apply_lut_rows(const ConstImageView& src, const ImageView& dst, RowRange ro
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
-    const auto first =
-        loops == Loops::simd ? static_cast<int>(simd::lut_row(in, out, width, lut.data())) : 0;
+    const auto first = uses_simd(loops)
+                           ? static_cast<int>(simd::lut_row(in, out, width, lut.data(),
+                                                            detail::output_store(loops)))
+                           : 0;
     for (int x = first; x < width; ++x) out[x] = lut[in[x]];
   }
 }
@@ -194,7 +198,8 @@ void luma_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins
   SubHistograms counts(hist);
   std::vector<std::uint8_t> luma(static_cast<std::size_t>(src.width()));
   for (int y = rows.begin; y < rows.end; ++y) {
-    rgb_luma_row(src.row(y), luma.data(), src.width(), src.channels(), kYcrcbWeights, loops);
+    rgb_luma_row(src.row(y), luma.data(), src.width(), src.channels(), kYcrcbWeights,
+                 cached(loops));
     counts.add(src.width(), [&luma](int x) { return luma[static_cast<std::size_t>(x)]; });
   }
 }
@@ -210,9 +215,9 @@ void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRan
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
-    rgb_luma_row(in, luma.data(), width, channels, kYcrcbWeights, loops);
+    rgb_luma_row(in, luma.data(), width, channels, kYcrcbWeights, cached(loops));
     int x = 0;
-    if (loops == Loops::simd) {
+    if (uses_simd(loops)) {
       // The SIMD round trip takes the new luma as a row: the table pass first.
       const auto done =
           static_cast<int>(simd::lut_row(luma.data(), new_luma.data(), width, lut.data()));
@@ -246,9 +251,9 @@ void pool2x2_rows(const ConstImageView& src, const ImageView& dst, RowRange rows
     const std::uint8_t* row0 = src.row(top);
     const std::uint8_t* row1 = src.row(std::min(top + 1, in_height - 1));
     std::uint8_t* out = dst.row(oy);
-    const int first = loops == Loops::simd
-                          ? simd::pool_row(row0, row1, out, in_width / kPoolStride, channels)
-                          : 0;
+    const int first = uses_simd(loops) ? simd::pool_row(row0, row1, out, in_width / kPoolStride,
+                                                        channels, detail::output_store(loops))
+                                       : 0;
     switch (channels) {
       case 1:
         pool_row<1>(row0, row1, out, first, in_width);

@@ -61,13 +61,12 @@ std::ptrdiff_t GaussianRow(const std::uint8_t* in, std::uint16_t* out, std::ptrd
 /// (sum q r) - 256 A modulo 2^16: the wrapping 16-bit sum of the whole r is 256 A + B modulo
 /// 2^16, and B < 2^16.
 std::ptrdiff_t GaussianColumn(const std::uint16_t* const* r, std::uint8_t* out, std::ptrdiff_t n,
-                              int q0, int q1, int q2) {
+                              int q0, int q1, int q2, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)r, (void)out, (void)n, (void)q0, (void)q1, (void)q2;
+  (void)r, (void)out, (void)n, (void)q0, (void)q1, (void)q2, (void)store;
   return 0;
 #else
   const DU16 du16;
-  const D8 d8;
   const auto n16 = static_cast<std::ptrdiff_t>(hn::Lanes(du16));
   const auto w0 = hn::Set(du16, static_cast<std::uint16_t>(q0));
   const auto w1 = hn::Set(du16, static_cast<std::uint16_t>(q1));
@@ -88,23 +87,20 @@ std::ptrdiff_t GaussianColumn(const std::uint16_t* const* r, std::uint8_t* out, 
     const auto b = hn::Sub(sum, hn::ShiftLeft<kByteBits>(a));
     return hn::BitCast(D16(), hn::ShiftRight<kByteBits>(hn::Add(hn::Add(a, high(b)), round)));
   };
-  std::ptrdiff_t i = 0;
-  for (; i + 2 * n16 <= n; i += 2 * n16)
-    hn::StoreU(DemoteU8(column(i), column(i + n16)), d8, out + i);
-  return i;
+  return StoreRow(out, 0, n, store,
+                  [&](std::ptrdiff_t i) { return DemoteU8(column(i), column(i + n16)); });
 #endif
 }
 
 /// sharpen in signed 16-bit lanes (values in [-1020, 1275]); the narrowing saturates.
 std::ptrdiff_t SharpenRow(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
-                          std::uint8_t* out, std::ptrdiff_t begin, std::ptrdiff_t end,
-                          int channels) {
+                          std::uint8_t* out, std::ptrdiff_t begin, std::ptrdiff_t end, int channels,
+                          RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)up, (void)mid, (void)down, (void)out, (void)end, (void)channels;
+  (void)up, (void)mid, (void)down, (void)out, (void)end, (void)channels, (void)store;
   return begin;
 #else
-  const D8 d8;
-  const auto n = static_cast<std::ptrdiff_t>(hn::Lanes(d8));
+  const auto half = static_cast<std::ptrdiff_t>(hn::Lanes(D16()));
   const std::ptrdiff_t c = channels;
   const auto part = [&](std::ptrdiff_t at) {
     const auto m = LoadWide(mid + at);
@@ -112,9 +108,8 @@ std::ptrdiff_t SharpenRow(const std::uint8_t* up, const std::uint8_t* mid, const
                                 hn::Add(LoadWide(mid + at - c), LoadWide(mid + at + c)));
     return hn::Sub(hn::Add(hn::ShiftLeft<kSharpenCentreShift>(m), m), around);
   };
-  std::ptrdiff_t i = begin;
-  for (; i + n <= end; i += n) hn::StoreU(DemoteU8(part(i), part(i + n / 2)), d8, out + i);
-  return i;
+  return StoreRow(out, begin, end, store,
+                  [&](std::ptrdiff_t i) { return DemoteU8(part(i), part(i + half)); });
 #endif
 }
 
@@ -124,7 +119,7 @@ std::ptrdiff_t SharpenRow(const std::uint8_t* up, const std::uint8_t* mid, const
 /// order) and rounds the float root exactly as the plain loop does (CPU_KERNELS.md).
 template <SobelOutput kOutput>
 int SobelRowT(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
-              std::uint8_t* out, int begin, int end) {
+              std::uint8_t* out, int begin, int end, RowStore store) {
   const D8 d8;
   const D16 d16;
   const D32 d32;
@@ -155,29 +150,29 @@ int SobelRowT(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_
       return hn::Abs(gy);
     }
   };
-  int x = begin;
-  for (; x + n <= end; x += n) hn::StoreU(DemoteU8(part(x), part(x + n / 2)), d8, out + x);
-  return x;
+  return static_cast<int>(StoreRow(out, begin, end, store, [&](std::ptrdiff_t x) {
+    return DemoteU8(part(static_cast<int>(x)), part(static_cast<int>(x) + n / 2));
+  }));
 }
 #endif
 
 int SobelRow(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
-             std::uint8_t* out, int begin, int end, int output) {
+             std::uint8_t* out, int begin, int end, int output, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)up, (void)mid, (void)down, (void)out, (void)end, (void)output;
+  (void)up, (void)mid, (void)down, (void)out, (void)end, (void)output, (void)store;
   return begin;
 #else
   switch (static_cast<SobelOutput>(output)) {
     case SobelOutput::magnitude:
-      return SobelRowT<SobelOutput::magnitude>(up, mid, down, out, begin, end);
+      return SobelRowT<SobelOutput::magnitude>(up, mid, down, out, begin, end, store);
     case SobelOutput::l1:
-      return SobelRowT<SobelOutput::l1>(up, mid, down, out, begin, end);
+      return SobelRowT<SobelOutput::l1>(up, mid, down, out, begin, end, store);
     case SobelOutput::dx:
-      return SobelRowT<SobelOutput::dx>(up, mid, down, out, begin, end);
+      return SobelRowT<SobelOutput::dx>(up, mid, down, out, begin, end, store);
     case SobelOutput::dy:
       break;
   }
-  return SobelRowT<SobelOutput::dy>(up, mid, down, out, begin, end);
+  return SobelRowT<SobelOutput::dy>(up, mid, down, out, begin, end, store);
 #endif
 }
 
@@ -200,22 +195,23 @@ std::ptrdiff_t gaussian_row(const std::uint8_t* in, std::uint16_t* out, std::ptr
 }
 
 std::ptrdiff_t gaussian_column(const std::uint16_t* const* r, std::uint8_t* out, std::ptrdiff_t n,
-                               GaussianTaps q) {
+                               GaussianTaps q, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(GaussianColumn)(r, out, n, q.q0, q.q1, q.q2);
+  return HWY_DYNAMIC_DISPATCH(GaussianColumn)(r, out, n, q.q0, q.q1, q.q2, store);
 }
 
 std::ptrdiff_t sharpen_row(const std::uint8_t* up, const std::uint8_t* mid,
                            const std::uint8_t* down, std::uint8_t* out, std::ptrdiff_t begin,
-                           std::ptrdiff_t end, int channels) {
+                           std::ptrdiff_t end, int channels, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(SharpenRow)(up, mid, down, out, begin, end, channels);
+  return HWY_DYNAMIC_DISPATCH(SharpenRow)(up, mid, down, out, begin, end, channels, store);
 }
 
 int sobel_row(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
-              std::uint8_t* out, int begin, int end, SobelOutput output) {
+              std::uint8_t* out, int begin, int end, SobelOutput output, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(SobelRow)(up, mid, down, out, begin, end, static_cast<int>(output));
+  return HWY_DYNAMIC_DISPATCH(SobelRow)(up, mid, down, out, begin, end, static_cast<int>(output),
+                                        store);
 }
 
 }  // namespace parfilter::kernels::simd

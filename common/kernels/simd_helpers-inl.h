@@ -20,10 +20,13 @@
 #define PARFILTER_SIMD_HELPERS_INL_H_
 #endif
 
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <cstddef>
 #include <cstdint>
+
+#include "simd_kernels.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace parfilter::kernels::simd {
@@ -142,6 +145,38 @@ HWY_INLINE hn::Vec<D8> WithAlpha(hn::Vec<D8> keep, hn::Vec<D8> alpha_from) {
   constexpr std::uint32_t kAlphaByte = 0xFF000000U;
   const auto mask = hn::BitCast(D8(), hn::Set(DU32(), kAlphaByte));
   return hn::IfThenElse(hn::MaskFromVec(mask), alpha_from, keep);
+}
+
+/// Stores body(x), the output bytes [x, x + N) (N = Lanes(D8)), at out + x for x from begin
+/// while whole vectors fit before end, as `store` says (simd_kernels.hpp); returns where it
+/// stopped. Streaming needs addresses aligned to N: one ordinary store at begin, then the
+/// aligned vectors from the first aligned address after it (overlapping the first). With
+/// alpha, the mask takes byte 3 of every 4 from x, so begin must be on a pixel; the aligned
+/// start is then one too when out itself is 4-byte aligned (else no streaming).
+template <class Body>
+HWY_INLINE std::ptrdiff_t StoreRow(std::uint8_t* out, std::ptrdiff_t begin, std::ptrdiff_t end,
+                                   const RowStore& store, const Body& body) {
+  const D8 d8;
+  const auto n = static_cast<std::ptrdiff_t>(hn::Lanes(d8));
+  constexpr std::uintptr_t kPixelBytes = 4;
+  const auto result = [&](std::ptrdiff_t x) {
+    const auto v = body(x);
+    return store.alpha == nullptr ? v : WithAlpha(v, hn::LoadU(d8, store.alpha + x));
+  };
+  std::ptrdiff_t x = begin;
+  const bool stream =
+      store.stream && end - begin >= 2 * n &&
+      (store.alpha == nullptr || reinterpret_cast<std::uintptr_t>(out) % kPixelBytes == 0);
+  if (!stream) {
+    for (; x + n <= end; x += n) hn::StoreU(result(x), d8, out + x);
+    return x;
+  }
+  hn::StoreU(result(x), d8, out + x);
+  x += n - static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(out + x) %
+                                       static_cast<std::uintptr_t>(n));
+  for (; x + n <= end; x += n) hn::Stream(result(x), d8, out + x);
+  hwy::FlushStream();  // the streamed lines are visible before the scheduler's barrier
+  return x;
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR

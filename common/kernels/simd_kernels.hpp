@@ -20,20 +20,32 @@
 
 namespace parfilter::kernels::simd {
 
+/// How a SIMD loop stores the output row it computes (the loops that take one).
+struct RowStore {
+  /// An RGBA row whose alpha bytes (byte 3 of each pixel) replace the computed ones (out must
+  /// then start on a pixel), or null: alpha is put back in the same pass, not in another one.
+  const std::uint8_t* alpha = nullptr;
+  /// Streaming (non-temporal) stores where aligned: for a large output that nothing reads
+  /// soon, they save reading each output line into the cache before writing it. The loop
+  /// then stores its first vector twice (ordinary, then streamed), so out must not alias its
+  /// inputs, unless recomputing is harmless (min and max).
+  bool stream = false;
+};
+
 // Point loops ------------------------------------------------------------------------------
 /// out[x] = the luma (w) of pixel x of an RGB(A) row of `channels` channels, for x from 0.
 int luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels,
-             detail::LumaWeights w);
+             detail::LumaWeights w, RowStore store = {});
 /// out[i] = in[i] > threshold ? 255 : 0 for i from 0 (threshold in 0..255).
 std::ptrdiff_t threshold_row(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
-                             int threshold);
+                             int threshold, RowStore store = {});
 /// out[i] = lut[in[i]] for i from 0.
 std::ptrdiff_t lut_row(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
-                       const std::uint8_t* lut);
+                       const std::uint8_t* lut, RowStore store = {});
 /// The 2x2 max pool of output pixels from 0 whose windows are whole (out_pixels of them):
-/// out pixel p = max over input pixels 2p and 2p + 1 of row0 and row1.
+/// out pixel p = max over input pixels 2p and 2p + 1 of row0 and row1 (RGB: never streamed).
 int pool_row(const std::uint8_t* row0, const std::uint8_t* row1, std::uint8_t* out, int out_pixels,
-             int channels);
+             int channels, RowStore store = {});
 /// Alpha (byte 3 of each pixel) of `from` copied into an RGBA row of `pixels` pixels, from 0.
 int copy_alpha_row(const std::uint8_t* from, std::uint8_t* to, int pixels);
 
@@ -53,22 +65,23 @@ std::ptrdiff_t gaussian_row(const std::uint8_t* in, std::uint16_t* out, std::ptr
                             std::ptrdiff_t end, int channels, GaussianTaps q);
 /// Column pass over rows r[0..4] of row sums: out[i] = (sum_k q_k r_k[i] + 32768) >> 16.
 std::ptrdiff_t gaussian_column(const std::uint16_t* const* r, std::uint8_t* out, std::ptrdiff_t n,
-                               GaussianTaps q);
-/// out[i] = sat(5 mid[i] - up[i] - down[i] - mid[i - C] - mid[i + C]), i from begin to end.
+                               GaussianTaps q, RowStore store = {});
+/// out[i] = sat(5 mid[i] - up[i] - down[i] - mid[i - C] - mid[i + C]), i from begin to end
+/// (begin on a pixel).
 std::ptrdiff_t sharpen_row(const std::uint8_t* up, const std::uint8_t* mid,
                            const std::uint8_t* down, std::uint8_t* out, std::ptrdiff_t begin,
-                           std::ptrdiff_t end, int channels);
+                           std::ptrdiff_t end, int channels, RowStore store = {});
 /// sobel's output of gray pixels x from begin to end (their 3x3 neighbourhoods in the rows).
 int sobel_row(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
-              std::uint8_t* out, int begin, int end, SobelOutput output);
+              std::uint8_t* out, int begin, int end, SobelOutput output, RowStore store = {});
 
 // Morphology -------------------------------------------------------------------------------
 /// out[i] = op(a[i], b[i]) from 0 (out may be a or b).
 std::size_t combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
-                    MorphOp op);
+                    MorphOp op, RowStore store = {});
 /// out[i] = op(a[i], b[i], c[i]) from 0 (out may be a, b or c).
 std::size_t combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
-                     std::uint8_t* out, std::size_t n, MorphOp op);
+                     std::uint8_t* out, std::size_t n, MorphOp op, RowStore store = {});
 
 // Targets ------------------------------------------------------------------------------------
 /// The targets compiled in that this CPU runs, best first (Highway's names: "AVX3" is

@@ -16,10 +16,6 @@ namespace parfilter::kernels::simd {
 namespace HWY_NAMESPACE {
 
 #if HWY_TARGET != HWY_SCALAR
-/// Two vectors per iteration: the loads of one do not wait for the other's store when out
-/// is one of the inputs.
-constexpr std::size_t kUnroll = 2;
-
 struct MinOf {
   template <class V>
   HWY_INLINE V operator()(V a, V b) const {
@@ -33,64 +29,49 @@ struct MaxOf {
   }
 };
 
+// Both read their inputs at x before storing there, so out may be one of them; a streamed
+// row recomputes its first vector from an input it overwrote, which min and max allow.
 template <class Op>
-std::size_t CombineT(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out,
-                     std::size_t n) {
+std::size_t CombineT(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
+                     const RowStore& store) {
   const D8 d8;
   const Op op;
-  const std::size_t step = hn::Lanes(d8);
-  std::size_t i = 0;
-  for (; i + kUnroll * step <= n; i += kUnroll * step) {
-    const auto first = op(hn::LoadU(d8, a + i), hn::LoadU(d8, b + i));
-    const auto second = op(hn::LoadU(d8, a + i + step), hn::LoadU(d8, b + i + step));
-    hn::StoreU(first, d8, out + i);
-    hn::StoreU(second, d8, out + i + step);
-  }
-  for (; i + step <= n; i += step)
-    hn::StoreU(op(hn::LoadU(d8, a + i), hn::LoadU(d8, b + i)), d8, out + i);
-  return i;
+  return static_cast<std::size_t>(
+      StoreRow(out, 0, static_cast<std::ptrdiff_t>(n), store,
+               [&](std::ptrdiff_t i) { return op(hn::LoadU(d8, a + i), hn::LoadU(d8, b + i)); }));
 }
 
 template <class Op>
 std::size_t Combine3T(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
-                      std::uint8_t* out, std::size_t n) {
+                      std::uint8_t* out, std::size_t n, const RowStore& store) {
   const D8 d8;
   const Op op;
-  const std::size_t step = hn::Lanes(d8);
-  const auto at = [&](std::size_t i) {
-    return op(op(hn::LoadU(d8, a + i), hn::LoadU(d8, b + i)), hn::LoadU(d8, c + i));
-  };
-  std::size_t i = 0;
-  for (; i + kUnroll * step <= n; i += kUnroll * step) {
-    const auto first = at(i);
-    const auto second = at(i + step);
-    hn::StoreU(first, d8, out + i);
-    hn::StoreU(second, d8, out + i + step);
-  }
-  for (; i + step <= n; i += step) hn::StoreU(at(i), d8, out + i);
-  return i;
+  return static_cast<std::size_t>(
+      StoreRow(out, 0, static_cast<std::ptrdiff_t>(n), store, [&](std::ptrdiff_t i) {
+        return op(op(hn::LoadU(d8, a + i), hn::LoadU(d8, b + i)), hn::LoadU(d8, c + i));
+      }));
 }
 #endif
 
 std::size_t Combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
-                    int op) {
+                    int op, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)a, (void)b, (void)out, (void)n, (void)op;
+  (void)a, (void)b, (void)out, (void)n, (void)op, (void)store;
   return 0;
 #else
-  return static_cast<MorphOp>(op) == MorphOp::erode ? CombineT<MinOf>(a, b, out, n)
-                                                    : CombineT<MaxOf>(a, b, out, n);
+  return static_cast<MorphOp>(op) == MorphOp::erode ? CombineT<MinOf>(a, b, out, n, store)
+                                                    : CombineT<MaxOf>(a, b, out, n, store);
 #endif
 }
 
 std::size_t Combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
-                     std::uint8_t* out, std::size_t n, int op) {
+                     std::uint8_t* out, std::size_t n, int op, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)a, (void)b, (void)c, (void)out, (void)n, (void)op;
+  (void)a, (void)b, (void)c, (void)out, (void)n, (void)op, (void)store;
   return 0;
 #else
-  return static_cast<MorphOp>(op) == MorphOp::erode ? Combine3T<MinOf>(a, b, c, out, n)
-                                                    : Combine3T<MaxOf>(a, b, c, out, n);
+  return static_cast<MorphOp>(op) == MorphOp::erode ? Combine3T<MinOf>(a, b, c, out, n, store)
+                                                    : Combine3T<MaxOf>(a, b, c, out, n, store);
 #endif
 }
 
@@ -105,15 +86,15 @@ HWY_EXPORT(Combine);
 HWY_EXPORT(Combine3);
 
 std::size_t combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
-                    MorphOp op) {
+                    MorphOp op, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(Combine)(a, b, out, n, static_cast<int>(op));
+  return HWY_DYNAMIC_DISPATCH(Combine)(a, b, out, n, static_cast<int>(op), store);
 }
 
 std::size_t combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
-                     std::uint8_t* out, std::size_t n, MorphOp op) {
+                     std::uint8_t* out, std::size_t n, MorphOp op, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(Combine3)(a, b, c, out, n, static_cast<int>(op));
+  return HWY_DYNAMIC_DISPATCH(Combine3)(a, b, c, out, n, static_cast<int>(op), store);
 }
 
 }  // namespace parfilter::kernels::simd

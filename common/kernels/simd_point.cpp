@@ -38,9 +38,10 @@ constexpr std::size_t kMaxLanes32 = 16;
 /// within each 128-bit block, which holds 4 pixels), and two pmaddwd give
 /// wr R + wb B + wg G + round; after the shift, the 32-bit lanes narrow to bytes in order.
 int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, int wr, int wg,
-            int wb, int shift) {
+            int wb, int shift, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)in, (void)out, (void)width, (void)channels, (void)wr, (void)wg, (void)wb, (void)shift;
+  (void)in, (void)out, (void)width, (void)channels, (void)wr, (void)wg, (void)wb, (void)shift,
+      (void)store;
   return 0;
 #else
   const D8 d8;
@@ -85,32 +86,30 @@ int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, 
   };
   const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(width) * channels;
   const std::ptrdiff_t group_bytes = static_cast<std::ptrdiff_t>(n32) * channels;
-  int x = 0;
-  // The last group's load reads n8 bytes from its first pixel.
-  for (; static_cast<std::ptrdiff_t>(x) * channels + 3 * group_bytes + n8 <= row_bytes; x += n8) {
-    const std::uint8_t* p = in + static_cast<std::ptrdiff_t>(x) * channels;
+  // The last group's load reads n8 bytes from its first pixel: x may go up to last_x.
+  const std::ptrdiff_t last_byte = row_bytes - 3 * group_bytes - n8;
+  if (last_byte < 0) return 0;
+  const std::ptrdiff_t last_x = last_byte / channels;
+  return static_cast<int>(StoreRow(out, 0, last_x + n8, store, [&](std::ptrdiff_t x) {
+    const std::uint8_t* p = in + x * channels;
     const auto low = DemoteI16(group(p), group(p + group_bytes));
     const auto high = DemoteI16(group(p + 2 * group_bytes), group(p + 3 * group_bytes));
-    hn::StoreU(DemoteU8(low, high), d8, out + x);
-  }
-  return x;
+    return DemoteU8(low, high);
+  }));
 #endif
 }
 
 std::ptrdiff_t ThresholdRow(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
-                            int threshold) {
+                            int threshold, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)in, (void)out, (void)n, (void)threshold;
+  (void)in, (void)out, (void)n, (void)threshold, (void)store;
   return 0;
 #else
   const D8 d8;
-  const auto n8 = static_cast<std::ptrdiff_t>(hn::Lanes(d8));
   const auto t = hn::Set(d8, static_cast<std::uint8_t>(threshold));
-  std::ptrdiff_t i = 0;
-  for (; i + n8 <= n; i += n8) {
-    hn::StoreU(hn::VecFromMask(d8, hn::Gt(hn::LoadU(d8, in + i), t)), d8, out + i);
-  }
-  return i;
+  return StoreRow(out, 0, n, store, [&](std::ptrdiff_t i) {
+    return hn::VecFromMask(d8, hn::Gt(hn::LoadU(d8, in + i), t));
+  });
 #endif
 }
 
@@ -118,28 +117,25 @@ std::ptrdiff_t ThresholdRow(const std::uint8_t* in, std::uint8_t* out, std::ptrd
 /// whose index v - 16k (wrapping) is 0..15; the saturating guard zeroes every other table's
 /// contribution, so an OR of the 16 gives the entry.
 std::ptrdiff_t LutRow(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
-                      const std::uint8_t* lut) {
+                      const std::uint8_t* lut, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)in, (void)out, (void)n, (void)lut;
+  (void)in, (void)out, (void)n, (void)lut, (void)store;
   return 0;
 #else
   const D8 d8;
-  const auto n8 = static_cast<std::ptrdiff_t>(hn::Lanes(d8));
   hn::Vec<D8> tables[kTables];
   for (std::size_t k = 0; k < kTables; ++k) tables[k] = hn::LoadDup128(d8, lut + kNibble * k);
   const auto guard = hn::Set(d8, kTableGuard);
   const auto step = hn::Set(d8, kNibble);
-  std::ptrdiff_t i = 0;
-  for (; i + n8 <= n; i += n8) {
+  return StoreRow(out, 0, n, store, [&](std::ptrdiff_t i) {
     auto index = hn::LoadU(d8, in + i);
     auto result = hn::TableLookupBytesOr0(tables[0], hn::SaturatedAdd(index, guard));
     for (std::size_t k = 1; k < kTables; ++k) {
       index = hn::Sub(index, step);
       result = hn::Or(result, hn::TableLookupBytesOr0(tables[k], hn::SaturatedAdd(index, guard)));
     }
-    hn::StoreU(result, d8, out + i);
-  }
-  return i;
+    return result;
+  });
 #endif
 }
 
@@ -147,60 +143,61 @@ std::ptrdiff_t LutRow(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t 
 /// pixels: gray as the two bytes of a 16-bit lane, RGBA as the two halves of a 64-bit lane
 /// (the even 32-bit lanes then hold the results), RGB as planes.
 int PoolRow(const std::uint8_t* row0, const std::uint8_t* row1, std::uint8_t* out, int out_pixels,
-            int channels) {
+            int channels, RowStore store) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)row0, (void)row1, (void)out, (void)out_pixels, (void)channels;
+  (void)row0, (void)row1, (void)out, (void)out_pixels, (void)channels, (void)store;
   return 0;
 #else
   const D8 d8;
   const DU16 du16;
   const DU32 du32;
   const hn::Repartition<std::uint64_t, D8> du64;
-  const int n8 = static_cast<int>(hn::Lanes(d8));
+  const auto n8 = static_cast<std::ptrdiff_t>(hn::Lanes(d8));
   const auto pair_max16 = [&](hn::Vec<D8> v) {  // bytes 2k, 2k+1 -> 16-bit lane k
     const auto w = hn::BitCast(du16, v);
     return hn::BitCast(D16(),
                        hn::Max(hn::And(w, hn::Set(du16, kLowByte)), hn::ShiftRight<kByteBits>(w)));
   };
-  const auto vmax = [&](const std::uint8_t* offset_in_row0, std::ptrdiff_t at) {
-    return hn::Max(hn::LoadU(d8, offset_in_row0 + at), hn::LoadU(d8, row1 + at));
+  const auto vmax = [&](std::ptrdiff_t at) {
+    return hn::Max(hn::LoadU(d8, row0 + at), hn::LoadU(d8, row1 + at));
   };
-  int p = 0;
   if (channels == 1) {
-    for (; p + n8 <= out_pixels; p += n8) {
-      const std::ptrdiff_t at = 2 * static_cast<std::ptrdiff_t>(p);
-      hn::StoreU(DemoteU8(pair_max16(vmax(row0, at)), pair_max16(vmax(row0, at + n8))), d8,
-                 out + p);
-    }
-  } else if (channels == kRgba) {
-    const int n32 = static_cast<int>(hn::Lanes(du32));  // output pixels per iteration
-    const auto pair_max32 = [&](hn::Vec<D8> v) {        // pixels 2k, 2k+1 -> 32-bit lane 2k
+    return static_cast<int>(StoreRow(out, 0, out_pixels, store, [&](std::ptrdiff_t p) {
+      return DemoteU8(pair_max16(vmax(2 * p)), pair_max16(vmax(2 * p + n8)));
+    }));
+  }
+  if (channels == kRgba) {
+    // Output bytes from x are output pixels from x / 4, read from input byte 2x: on a pixel
+    // only if x is, which a streamed row's aligned start is when out is 4-byte aligned.
+    constexpr std::uintptr_t kPixel = kRgba;
+    if (reinterpret_cast<std::uintptr_t>(out) % kPixel != 0) store.stream = false;
+    const auto pair_max32 = [&](hn::Vec<D8> v) {  // pixels 2k, 2k+1 -> 32-bit lane 2k
       return hn::BitCast(du32,
                          hn::Max(v, hn::BitCast(d8, hn::ShiftRight<32>(hn::BitCast(du64, v)))));
     };
-    for (; p + n32 <= out_pixels; p += n32) {
-      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(p) * 2 * kRgba;
-      const auto low = pair_max32(vmax(row0, at));
-      const auto high = pair_max32(vmax(row0, at + n8));
-      hn::StoreU(hn::BitCast(d8, hn::ConcatEven(du32, high, low)), d8, out + p * kRgba);
+    const std::ptrdiff_t bytes = static_cast<std::ptrdiff_t>(out_pixels) * kRgba;
+    const std::ptrdiff_t done = StoreRow(out, 0, bytes, store, [&](std::ptrdiff_t x) {
+      return hn::BitCast(
+          d8, hn::ConcatEven(du32, pair_max32(vmax(2 * x + n8)), pair_max32(vmax(2 * x))));
+    });
+    return static_cast<int>(done / kRgba);
+  }
+  int p = 0;
+  for (; p + n8 <= out_pixels; p += static_cast<int>(n8)) {
+    hn::Vec<D8> planes[2][2][kRgb];  // [row][half][channel]
+    for (int half = 0; half < 2; ++half) {
+      const std::ptrdiff_t at = (2 * static_cast<std::ptrdiff_t>(p) + half * n8) * kRgb;
+      hn::LoadInterleaved3(d8, row0 + at, planes[0][half][0], planes[0][half][1],
+                           planes[0][half][2]);
+      hn::LoadInterleaved3(d8, row1 + at, planes[1][half][0], planes[1][half][1],
+                           planes[1][half][2]);
     }
-  } else {
-    for (; p + n8 <= out_pixels; p += n8) {
-      hn::Vec<D8> planes[2][2][kRgb];  // [row][half][channel]
-      for (int half = 0; half < 2; ++half) {
-        const std::ptrdiff_t at = (2 * static_cast<std::ptrdiff_t>(p) + half * n8) * kRgb;
-        hn::LoadInterleaved3(d8, row0 + at, planes[0][half][0], planes[0][half][1],
-                             planes[0][half][2]);
-        hn::LoadInterleaved3(d8, row1 + at, planes[1][half][0], planes[1][half][1],
-                             planes[1][half][2]);
-      }
-      hn::Vec<D8> pooled[kRgb];
-      for (int c = 0; c < kRgb; ++c) {
-        pooled[c] = DemoteU8(pair_max16(hn::Max(planes[0][0][c], planes[1][0][c])),
-                             pair_max16(hn::Max(planes[0][1][c], planes[1][1][c])));
-      }
-      hn::StoreInterleaved3(pooled[0], pooled[1], pooled[2], d8, out + p * kRgb);
+    hn::Vec<D8> pooled[kRgb];
+    for (int c = 0; c < kRgb; ++c) {
+      pooled[c] = DemoteU8(pair_max16(hn::Max(planes[0][0][c], planes[1][0][c])),
+                           pair_max16(hn::Max(planes[0][1][c], planes[1][1][c])));
     }
+    hn::StoreInterleaved3(pooled[0], pooled[1], pooled[2], d8, out + p * kRgb);
   }
   return p;
 #endif
@@ -236,29 +233,29 @@ HWY_EXPORT(PoolRow);
 HWY_EXPORT(CopyAlphaRow);
 
 int luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels,
-             detail::LumaWeights w) {
+             detail::LumaWeights w, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(LumaRow)(in, out, width, channels, w.r, w.g, w.b, w.shift);
+  return HWY_DYNAMIC_DISPATCH(LumaRow)(in, out, width, channels, w.r, w.g, w.b, w.shift, store);
 }
 
 std::ptrdiff_t threshold_row(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
-                             int threshold) {
+                             int threshold, RowStore store) {
   constexpr int kMaxThreshold = 255;
   if (threshold < 0 || threshold > kMaxThreshold) return 0;  // the plain loop handles these
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(ThresholdRow)(in, out, n, threshold);
+  return HWY_DYNAMIC_DISPATCH(ThresholdRow)(in, out, n, threshold, store);
 }
 
 std::ptrdiff_t lut_row(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
-                       const std::uint8_t* lut) {
+                       const std::uint8_t* lut, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(LutRow)(in, out, n, lut);
+  return HWY_DYNAMIC_DISPATCH(LutRow)(in, out, n, lut, store);
 }
 
 int pool_row(const std::uint8_t* row0, const std::uint8_t* row1, std::uint8_t* out, int out_pixels,
-             int channels) {
+             int channels, RowStore store) {
   ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(PoolRow)(row0, row1, out, out_pixels, channels);
+  return HWY_DYNAMIC_DISPATCH(PoolRow)(row0, row1, out, out_pixels, channels, store);
 }
 
 int copy_alpha_row(const std::uint8_t* from, std::uint8_t* to, int pixels) {

@@ -18,8 +18,8 @@
 #include "pthread_scheduler.hpp"
 #endif
 #ifdef PARFILTER_HAVE_OPENMP
-#include "parfilter/backends/openmp.hpp"
 #include "openmp_scheduler.hpp"
+#include "parfilter/backends/openmp.hpp"
 #endif
 
 namespace parfilter {

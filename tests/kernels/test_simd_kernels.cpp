@@ -52,7 +52,8 @@ std::vector<Image> inputs(int width, int channels) {
   return {noise, extremes};
 }
 
-/// kernel(src, dst, loops) must write the same dst with both loops, for every input.
+/// kernel(src, dst, loops) must write the same dst with the plain loops as with the SIMD
+/// loops, with ordinary and with streaming stores, for every input.
 using Kernel = std::function<void(const ConstImageView&, const ImageView&, Loops)>;
 
 void expect_same_loops(int out_channels, const Kernel& kernel,
@@ -62,11 +63,15 @@ void expect_same_loops(int out_channels, const Kernel& kernel,
     for (const int width : widths()) {
       for (const Image& src : inputs(width, channels)) {
         const int out_c = out_channels == 0 ? channels : out_channels;
-        Image vector(width, kRows, out_c);
         Image plain(width, kRows, out_c);
-        kernel(src.view(), vector.view(), Loops::simd);
         kernel(src.view(), plain.view(), Loops::plain);
-        ASSERT_TRUE(test::same_image(plain, vector)) << channels << " channels, width " << width;
+        for (const Loops loops : {Loops::simd, Loops::simd_stream}) {
+          Image vector(width, kRows, out_c);
+          kernel(src.view(), vector.view(), loops);
+          ASSERT_TRUE(test::same_image(plain, vector))
+              << channels << " channels, width " << width << ", streamed "
+              << (loops == Loops::simd_stream);
+        }
       }
     }
   }
@@ -156,11 +161,13 @@ TEST_P(SimdLoops, Pool) {
     for (const int channels : kChannels) {
       for (const Image& src : inputs(width, channels)) {
         const RowRange out_rows{0, pool_extent(kRows)};
-        Image vector(pool_extent(width), out_rows.end, channels);
         Image plain(pool_extent(width), out_rows.end, channels);
-        kernels::pool2x2_rows(src.view(), vector.view(), out_rows, Loops::simd);
         kernels::pool2x2_rows(src.view(), plain.view(), out_rows, Loops::plain);
-        ASSERT_TRUE(test::same_image(plain, vector)) << channels << " channels, width " << width;
+        for (const Loops loops : {Loops::simd, Loops::simd_stream}) {
+          Image vector(pool_extent(width), out_rows.end, channels);
+          kernels::pool2x2_rows(src.view(), vector.view(), out_rows, loops);
+          ASSERT_TRUE(test::same_image(plain, vector)) << channels << " channels, width " << width;
+        }
       }
     }
   }
