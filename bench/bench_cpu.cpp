@@ -1,6 +1,9 @@
 // parfilter-bench-cpu: every op on one large image, on the serial backend and on the pthread
 // and OpenMP backends at each thread count, next to OpenCV at the same thread count and a
 // memcpy of the same bytes. Prints a table and writes a CSV; it measures, it does not grade.
+// With --rounds N every case runs N times, the rounds interleaved (round 1 of every op, then
+// round 2...), so that a slow spell of a shared machine hits every contender alike; the tables
+// show each contender's best round median and the worst one.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -16,10 +19,10 @@
 
 #include "bench_report.hpp"
 #include "bench_text.hpp"
+#include "cpu_backend.hpp"
 #include "cpu_copy.hpp"
 #include "opencv_ops.hpp"
 #include "parfilter/backend.hpp"
-#include "cpu_backend.hpp"
 #include "parfilter/image_io.hpp"
 #include "synthetic.hpp"
 #include "timing.hpp"
@@ -31,11 +34,18 @@ constexpr int kDefaultWidth = 3840;  // 4K UHD
 constexpr int kDefaultHeight = 2160;
 constexpr int kRgb = 3;
 constexpr std::string_view kMemcpy = "memcpy";
+constexpr std::string_view kSerial = "serial";
+constexpr std::string_view kOpenCv = "opencv";
 
 struct Args {
   int width = kDefaultWidth;
   int height = kDefaultHeight;
-  std::string input;  ///< an image file instead of the generated one
+  std::string size;  ///< WxH, instead of --width and --height
+  int channels = kRgb;
+  std::string input;                    ///< an image file instead of the generated one
+  std::vector<std::string> gray_input;  ///< ops (label parts) that get the gray of the image
+  std::vector<std::string> impls = {"serial", "pthread", "openmp", "opencv"};
+  int rounds = 1;
   std::vector<int> threads;
   TimingPlan plan{
       .warmup = 2, .repeats = 7, .budget_ms = 3000.0, .min_repeats = 3, .settle_ms = 20.0};
@@ -50,6 +60,32 @@ struct BenchCase {
   Op op = Op::gray;
   OpParams params;
 };
+
+/// Whether `label` contains one of `parts` (an empty list matches nothing).
+bool matches(const std::vector<std::string>& parts, const std::string& label) {
+  return std::any_of(parts.begin(), parts.end(), [&](const std::string& part) {
+    return label.find(part) != std::string::npos;
+  });
+}
+
+/// The bytes an op reads and writes at least: its input once and its output once.
+std::size_t bytes_moved(Op op, const Image& input) {
+  const auto pixels = static_cast<std::size_t>(input.width()) * input.height();
+  switch (op) {
+    case Op::gray:
+    case Op::sobel:
+    case Op::otsu:
+    case Op::segment:
+      return input.size_bytes() + pixels;  // a gray output
+    case Op::histogram:
+      return input.size_bytes();
+    case Op::pool:
+      return input.size_bytes() + static_cast<std::size_t>(pool_extent(input.width())) *
+                                      pool_extent(input.height()) * input.channels();
+    default:
+      return 2 * input.size_bytes();
+  }
+}
 
 /// Each op with its default variant, or with every variant (labelled op:variant).
 std::vector<BenchCase> bench_cases(const Backend& serial, bool all_variants) {
@@ -87,11 +123,11 @@ std::vector<BenchCase> bench_cases(const Backend& serial, bool all_variants) {
 }
 
 bool selected(const Args& args, const std::string& label) {
-  if (args.only.empty()) return true;
-  for (const auto& part : args.only) {
-    if (label.find(part) != std::string::npos) return true;
-  }
-  return false;
+  return args.only.empty() || matches(args.only, label);
+}
+
+bool wanted(const Args& args, std::string_view impl) {
+  return std::find(args.impls.begin(), args.impls.end(), impl) != args.impls.end();
 }
 
 /// A backend per thread count, created once: its worker pool starts before any timing.
@@ -125,36 +161,49 @@ class Bench {
     const auto serial = serial_info->create({});
     std::vector<ThreadedBackends> threaded;
     for (const auto* name : {"pthread", "openmp"}) {
+      if (!wanted(args_, name)) continue;
       if (auto backends = make_threaded(name, args_)) threaded.push_back(std::move(*backends));
     }
-    bench_memcpy(report, threaded);
-    for (const BenchCase& bench_case : bench_cases(*serial, args_.all_variants)) {
-      if (!selected(args_, bench_case.label)) continue;
-      const BackgroundLoad background;
-      const auto run_on = [&](Backend& backend) {
-        return [&] { (void)backend.run(bench_case.op, input_.view(), bench_case.params); };
-      };
-      const OpenCvCounterpart opencv = opencv_counterpart(bench_case.op, bench_case.params, input_);
-      report.note_opencv(bench_case.label, opencv.calls);
-      // One group per thread count (OpenCV's thread count is global), serial in the first.
-      for (std::size_t i = 0; i < args_.threads.size(); ++i) {
-        const int t = args_.threads[i];
-        std::vector<Contender> group;
-        if (i == 0) group.push_back({"serial", 1, run_on(*serial)});
-        for (auto& backends : threaded) {
-          group.push_back({backends.name, t, run_on(*backends.by_threads[i])});
-        }
-        if (opencv.run) {
-          opencv_set_threads(t);
-          group.push_back({"opencv", t, opencv.run});
-        }
-        measure(report, bench_case.label, group);
+    if (!args_.gray_input.empty() && input_.channels() != 1) {
+      gray_ = serial->run(Op::gray, input_.view(), {}).image;
+    }
+    for (int round = 0; round < args_.rounds; ++round) {
+      bench_memcpy(report, threaded);
+      for (const BenchCase& bench_case : bench_cases(*serial, args_.all_variants)) {
+        if (selected(args_, bench_case.label)) bench_op(report, bench_case, *serial, threaded);
       }
-      report.note_background(bench_case.label, background.cores());
     }
   }
 
  private:
+  void bench_op(Report& report, const BenchCase& bench_case, Backend& serial,
+                std::vector<ThreadedBackends>& threaded) {
+    const BackgroundLoad background;
+    const Image& input =
+        !gray_.empty() && matches(args_.gray_input, bench_case.label) ? gray_ : input_;
+    const auto run_on = [&](Backend& backend) {
+      return [&] { (void)backend.run(bench_case.op, input.view(), bench_case.params); };
+    };
+    const OpenCvCounterpart opencv = opencv_counterpart(bench_case.op, bench_case.params, input);
+    report.note_opencv(bench_case.label, opencv.calls);
+    report.note_bytes(bench_case.label, bytes_moved(bench_case.op, input));
+    // One group per thread count (OpenCV's thread count is global), serial in the first.
+    for (std::size_t i = 0; i < args_.threads.size(); ++i) {
+      const int t = args_.threads[i];
+      std::vector<Contender> group;
+      if (i == 0 && wanted(args_, kSerial)) group.push_back({"serial", 1, run_on(serial)});
+      for (auto& backends : threaded) {
+        group.push_back({backends.name, t, run_on(*backends.by_threads[i])});
+      }
+      if (opencv.run && wanted(args_, kOpenCv)) {
+        opencv_set_threads(t);
+        group.push_back({"opencv", t, opencv.run});
+      }
+      measure(report, bench_case.label, group);
+    }
+    report.note_background(bench_case.label, background.cores());
+  }
+
   void measure(Report& report, const std::string& label, const std::vector<Contender>& group) {
     std::vector<std::function<void()>> runs;
     for (const auto& contender : group) runs.push_back(contender.run);
@@ -171,7 +220,7 @@ class Bench {
     for (std::size_t i = 0; i < args_.threads.size(); ++i) {
       std::vector<Contender> group;
       std::vector<std::unique_ptr<RowScheduler>> schedulers;
-      if (i == 0) {
+      if (i == 0 && wanted(args_, kSerial)) {
         group.push_back(
             {"serial", 1, [&] { std::memcpy(copy.data(), input_.data(), input_.size_bytes()); }});
       }
@@ -189,6 +238,7 @@ class Bench {
 
   Args args_;
   Image input_;
+  Image gray_;  ///< the gray of input_, for the ops of --gray-input
 };
 
 std::string load_average() {
@@ -203,6 +253,19 @@ int run_bench(int argc, char** argv) {
   CLI::App app{"parfilter-bench-cpu: every op on the CPU backends and OpenCV, per thread count"};
   app.add_option("--width", args.width, "generated image width")->capture_default_str();
   app.add_option("--height", args.height, "generated image height")->capture_default_str();
+  app.add_option("--size", args.size, "generated image size WxH (instead of --width, --height)");
+  app.add_option("--channels", args.channels, "generated image channels: 1, 3 or 4")
+      ->check(CLI::IsMember({1, kRgb, kRgb + 1}))
+      ->capture_default_str();
+  app.add_option("--gray-input", args.gray_input,
+                 "ops (label parts) run on the gray of the image, e.g. histogram,equalize,otsu")
+      ->delimiter(',');
+  app.add_option("--impls", args.impls, "contenders: serial, pthread, openmp, opencv")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--rounds", args.rounds, "interleaved rounds (tables: best and worst median)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--input", args.input, "an image file instead of the generated RGB image");
   app.add_option("--threads", args.threads, "thread counts (default 1..hardware threads)")
       ->delimiter(',');
@@ -218,18 +281,25 @@ int run_bench(int argc, char** argv) {
   app.add_option("--only", args.only, "only ops whose label contains one of these")->delimiter(',');
   app.add_flag("--all-variants", args.all_variants, "every variant of each op, not the default");
   CLI11_PARSE(app, argc, argv);
+  if (!args.size.empty()) {
+    const auto x = args.size.find('x');
+    if (x == std::string::npos) throw std::invalid_argument("--size wants WxH");
+    args.width = std::stoi(args.size.substr(0, x));
+    args.height = std::stoi(args.size.substr(x + 1));
+  }
   if (args.threads.empty()) {
     const int hardware = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
     for (int t = 1; t <= hardware; ++t) args.threads.push_back(t);
   }
 
-  Image input =
-      args.input.empty() ? synthetic_image(args.width, args.height, kRgb) : load_image(args.input);
+  Image input = args.input.empty() ? synthetic_image(args.width, args.height, args.channels)
+                                   : load_image(args.input);
+  const std::size_t input_bytes = input.size_bytes();
   std::cout << "parfilter-bench-cpu: " << input.width() << "x" << input.height() << "x"
             << input.channels() << " (" << input.size_bytes() << " bytes), median of "
             << args.plan.repeats << " after " << args.plan.warmup << " warm-up run(s) (at least "
             << args.plan.min_repeats << " where " << args.plan.repeats << " would take over "
-            << args.plan.budget_ms << " ms)\n"
+            << args.plan.budget_ms << " ms), " << args.rounds << " interleaved round(s)\n"
             << "  cpu: " << first_line_with("/proc/cpuinfo", "model name") << ", "
             << std::thread::hardware_concurrency() << " hardware threads\n"
             << "  compiler: " << __VERSION__ << "\n"
@@ -240,6 +310,11 @@ int run_bench(int argc, char** argv) {
   bench.run(report);
   std::cout << "  load average at end: " << load_average() << "\n\n";
   report.print_table(std::cout);
+  const std::string versus = wanted(args, "openmp") ? "openmp" : "pthread";
+  std::cout << "\nparfilter (" << versus << ") against OpenCV"
+            << (args.gray_input.empty() ? "" : " (gray input for the ops matching --gray-input)")
+            << ":\n\n";
+  report.print_versus(std::cout, versus, input_bytes);
   std::ofstream csv(args.csv);
   report.write_csv(csv);
   if (!csv) throw std::runtime_error("cannot write " + args.csv);

@@ -15,6 +15,10 @@ constexpr int kColumnWidth = 10;
 constexpr int kMsDecimals = 2;
 constexpr int kRatioDecimals = 2;
 constexpr int kCsvDecimals = 3;
+constexpr int kRangeWidth = 15;
+constexpr double kPercent = 100.0;
+/// memcpy reads and writes each byte: it moves twice the bytes it copies.
+constexpr double kMemcpyMoves = 2.0;
 
 /// A missing value in these tables.
 const std::string kMissing = "-";
@@ -26,13 +30,41 @@ std::optional<double> ratio(std::optional<double> numerator, std::optional<doubl
 
 }  // namespace
 
+const TimingStats& Report::Entry::best() const {
+  return *std::min_element(rounds.begin(), rounds.end(),
+                           [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; });
+}
+
+double Report::Entry::worst_median() const {
+  return std::max_element(rounds.begin(), rounds.end(),
+                          [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; })
+      ->median_ms;
+}
+
 void Report::add(const std::string& op, const std::string& impl, int threads,
                  const TimingStats& stats) {
-  entries_.push_back({op, impl, threads, stats});
+  for (Entry& e : entries_) {
+    if (e.op == op && e.impl == impl && e.threads == threads) {
+      e.rounds.push_back(stats);
+      return;
+    }
+  }
+  entries_.push_back({op, impl, threads, {stats}});
 }
 
 void Report::note_background(const std::string& op, std::optional<double> cores) {
+  const auto it = background_.find(op);
+  if (it != background_.end() && it->second && (!cores || *cores < *it->second)) return;
   background_[op] = cores;
+}
+
+void Report::note_bytes(const std::string& op, std::size_t bytes) { bytes_[op] = bytes; }
+
+std::optional<double> Report::median(const std::string& op, const std::string& impl,
+                                     int threads) const {
+  const Entry* e = find(op, impl, threads);
+  if (e == nullptr) return std::nullopt;
+  return e->best().median_ms;
 }
 
 std::optional<double> Report::background(const std::string& op) const {
@@ -75,12 +107,6 @@ void Report::print_table(std::ostream& out) const {
   std::size_t widest = kMinOpWidth;
   for (const Entry& e : entries_) widest = std::max(widest, e.op.size() + 1);
   const int op_width = static_cast<int>(widest);
-  const auto median = [this](const std::string& op, const std::string& impl,
-                             int threads) -> std::optional<double> {
-    const Entry* e = find(op, impl, threads);
-    if (e == nullptr) return std::nullopt;
-    return e->stats.median_ms;
-  };
   const std::vector<std::string> headings = {"serial ms", "pthread ms", "speedup",   "openmp ms",
                                              "speedup",   "pth/omp",    "opencv ms", "pth/cv",
                                              "omp/cv",    "others"};
@@ -131,16 +157,75 @@ void Report::print_table(std::ostream& out) const {
   }
 }
 
+void Report::print_versus(std::ostream& out, const std::string& impl,
+                          std::size_t memcpy_bytes) const {
+  std::size_t widest = kMinOpWidth;
+  for (const Entry& e : entries_) widest = std::max(widest, e.op.size() + 1);
+  const int op_width = static_cast<int>(widest);
+  // "best [lowest median-highest median]" of the rounds.
+  const auto cell = [this](const std::string& op, const std::string& who, int threads) {
+    const Entry* e = find(op, who, threads);
+    if (e == nullptr) return kMissing;
+    const std::string best = fixed(e->best().median_ms, kMsDecimals);
+    if (e->rounds.size() < 2) return best;
+    return best + " [" + fixed(e->worst_median(), kMsDecimals) + "]";
+  };
+  // The op's bytes per ms as a share of memcpy's on the same implementation and threads.
+  const auto bandwidth = [&](const std::string& op, const std::string& who,
+                             int threads) -> std::optional<double> {
+    const auto bytes = bytes_.find(op);
+    const auto op_ms = median(op, who, threads);
+    const auto copy_ms = median("memcpy", who, threads);
+    if (bytes == bytes_.end() || !op_ms || !copy_ms || memcpy_bytes == 0) return std::nullopt;
+    const double copy_rate = kMemcpyMoves * static_cast<double>(memcpy_bytes) / *copy_ms;
+    return kPercent * (static_cast<double>(bytes->second) / *op_ms) / copy_rate;
+  };
+  out << std::left << std::setw(op_width) << "op" << std::right << std::setw(kThreadsWidth)
+      << "thr";
+  for (const std::string& h : {impl + " ms", std::string("opencv ms")}) {
+    out << std::setw(kRangeWidth + 1) << h;
+  }
+  for (const std::string& h : {impl.substr(0, 3) + "/cv", std::string("bw %")}) {
+    out << std::setw(kColumnWidth + 1) << h;
+  }
+  out << "\n";
+  for (const std::string& op : ops()) {
+    if (op == "memcpy") continue;
+    std::vector<int> counts = thread_counts(op);
+    if (find(op, "serial", 1) != nullptr) counts.insert(counts.begin(), 0);  // 0: serial
+    for (const int t : counts) {
+      const std::string who = t == 0 ? "serial" : impl;
+      const int threads = t == 0 ? 1 : t;
+      if (find(op, who, threads) == nullptr) continue;
+      out << std::left << std::setw(op_width) << op << std::right << std::setw(kThreadsWidth)
+          << (t == 0 ? "ser" : std::to_string(t)) << std::setw(kRangeWidth + 1)
+          << cell(op, who, threads) << std::setw(kRangeWidth + 1) << cell(op, "opencv", threads)
+          << std::setw(kColumnWidth + 1)
+          << fixed(ratio(median(op, who, threads), median(op, "opencv", threads)), kRatioDecimals,
+                   kMissing)
+          << std::setw(kColumnWidth + 1) << fixed(bandwidth(op, who, threads), 0, kMissing) << "\n";
+    }
+  }
+  out << "\nms: the best round's median [the worst round's]; " << impl.substr(0, 3)
+      << "/cv: best against best (above 1: parfilter is slower); thr ser: the serial backend\n"
+         "against OpenCV on 1 thread. bw %: the op's input and output bytes (each once) per ms,\n"
+         "as a share of a memcpy's bytes read and written per ms on the same threads.\n";
+}
+
 void Report::write_csv(std::ostream& out) const {
-  out << "op,impl,threads,median_ms,min_ms,max_ms,repeats,speedup_vs_serial,background_cores\n";
+  out << "op,impl,threads,median_ms,min_ms,max_ms,repeats,speedup_vs_serial,background_cores,"
+         "round\n";
   for (const Entry& e : entries_) {
     const Entry* serial = find(e.op, "serial", 1);
-    const auto speedup =
-        serial != nullptr ? ratio(serial->stats.median_ms, e.stats.median_ms) : std::nullopt;
-    out << e.op << "," << e.impl << "," << e.threads << "," << e.stats.median_ms << ","
-        << e.stats.min_ms << "," << e.stats.max_ms << "," << e.stats.repeats << ","
-        << fixed(speedup, kCsvDecimals, kMissing) << ","
-        << fixed(background(e.op), kCsvDecimals, kMissing) << "\n";
+    for (std::size_t r = 0; r < e.rounds.size(); ++r) {
+      const TimingStats& stats = e.rounds[r];
+      const auto speedup =
+          serial != nullptr ? ratio(serial->best().median_ms, stats.median_ms) : std::nullopt;
+      out << e.op << "," << e.impl << "," << e.threads << "," << stats.median_ms << ","
+          << stats.min_ms << "," << stats.max_ms << "," << stats.repeats << ","
+          << fixed(speedup, kCsvDecimals, kMissing) << ","
+          << fixed(background(e.op), kCsvDecimals, kMissing) << "," << r << "\n";
+    }
   }
 }
 

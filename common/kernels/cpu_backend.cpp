@@ -7,13 +7,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "parfilter/error.hpp"
+#include "buffer_pool.hpp"
 #include "filter_math.hpp"
 #include "op_kernels.hpp"
+#include "parfilter/error.hpp"
 #include "row_kernels.hpp"
 
 namespace parfilter {
@@ -23,6 +25,30 @@ using kernels::MorphOp;
 
 RowRange all_rows(const ConstImageView& input) { return {0, input.height()}; }
 
+/// Where op outputs and intermediates come from: a backend's BufferPool, or the heap (null).
+using Outputs = std::shared_ptr<SampleAllocator>;
+
+/// Op outputs from this size on are written with streaming stores (Writes::streamed): well
+/// past a core's L2, and shared L3 holds little of an image when every core writes its block;
+/// a streaming store skips reading each output line first (erode 3x3 of 64 MiB on the 2-vCPU
+/// VM: 23 -> 15 ms). PARFILTER_STREAM_MIN_BYTES overrides it (for measurements elsewhere).
+constexpr std::size_t kStreamMinBytes = std::size_t{8} << 20;
+
+std::size_t stream_min_bytes() {
+  static const std::size_t bytes = [] {
+    const char* value = std::getenv("PARFILTER_STREAM_MIN_BYTES");
+    return value != nullptr && *value != '\0'
+               ? static_cast<std::size_t>(std::strtoull(value, nullptr, 10))
+               : kStreamMinBytes;
+  }();
+  return bytes;
+}
+
+/// How a pass writes `out`, an op's output (not an intermediate read back).
+Writes output_writes(const Image& out) {
+  return out.size_bytes() >= stream_min_bytes() ? Writes::streamed : Writes::cached;
+}
+
 /// The gray plane of an input: the input itself when it is gray, else a converted copy.
 /// With `hist`, also counts the gray values, fused into the same pass: one histogram per
 /// block, merged after the join.
@@ -31,12 +57,13 @@ struct GrayPlane {
   ConstImageView view;
 };
 
-GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
-                     HistogramBins* hist = nullptr) {
+GrayPlane gray_plane(RowScheduler& scheduler, const Outputs& outputs, const ConstImageView& input,
+                     std::string_view variant, HistogramBins* hist = nullptr) {
+  const kernels::Loops loops = loops_for(variant);
   GrayPlane plane;
   const bool convert = input.channels() != 1;
   if (convert) {
-    plane.storage = Image::uninitialized(input.width(), input.height(), 1);
+    plane.storage = Image::uninitialized(input.width(), input.height(), 1, outputs);
     plane.view = plane.storage.view();
   } else {
     plane.view = input;
@@ -45,9 +72,9 @@ GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
   const HistogramBins counts =
       count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& block_hist) {
         if (convert && hist != nullptr) {
-          kernels::gray_rows_counted(input.slice(rows), out.slice(rows), rows, block_hist);
+          kernels::gray_rows_counted(input.slice(rows), out.slice(rows), rows, block_hist, loops);
         } else if (convert) {
-          kernels::gray_rows(input.slice(rows), out.slice(rows), rows);
+          kernels::gray_rows(input.slice(rows), out.slice(rows), rows, loops);
         } else if (hist != nullptr) {
           kernels::histogram_rows(plane.view.slice(rows), rows, 0, block_hist);
         }
@@ -59,10 +86,10 @@ GrayPlane gray_plane(RowScheduler& scheduler, const ConstImageView& input,
 /// An image of `channels` the input's size, with `pass` run over all its rows. Every pass
 /// writes every sample of its rows, so the output starts uninitialized: no serial zero-fill,
 /// and each block first-touches its own rows' pages.
-Image run_pass(RowScheduler& scheduler, const RowPass& pass, const ConstImageView& src,
-               int channels) {
-  Image out = Image::uninitialized(src.width(), src.height(), channels);
-  pass.run(scheduler, src, out.view(), all_rows(src));
+Image run_pass(RowScheduler& scheduler, const Outputs& outputs, const RowPass& pass,
+               const ConstImageView& src, int channels) {
+  Image out = Image::uninitialized(src.width(), src.height(), channels, outputs);
+  pass.run(scheduler, src, out.view(), all_rows(src), output_writes(out));
   return out;
 }
 
@@ -70,8 +97,9 @@ std::vector<HistogramBins> run_histogram(RowScheduler& scheduler, const ConstIma
                                          const OpParams& params) {
   if (!params.per_channel || input.channels() == 1) {
     // No gray image: each block converts a row at a time into a buffer and counts it.
+    const kernels::Loops loops = loops_for(params.variant);
     return {count_rows(scheduler, all_rows(input), [&](RowRange rows, HistogramBins& h) {
-      kernels::gray_histogram_rows(input.slice(rows), rows, h);
+      kernels::gray_histogram_rows(input.slice(rows), rows, h, loops);
     })};
   }
   std::vector<HistogramBins> result;
@@ -83,24 +111,26 @@ std::vector<HistogramBins> run_histogram(RowScheduler& scheduler, const ConstIma
   return result;
 }
 
-Image run_equalize(RowScheduler& scheduler, const ConstImageView& input) {
-  const HistogramBins hist = count_rows(scheduler, all_rows(input), equalize_count(input));
-  return run_pass(scheduler, equalize_pass(input.channels(), equalize_lut(hist)), input,
-                  input.channels());
+Image run_equalize(RowScheduler& scheduler, const Outputs& outputs, const ConstImageView& input,
+                   std::string_view variant) {
+  const HistogramBins hist = count_rows(scheduler, all_rows(input), equalize_count(input, variant));
+  return run_pass(scheduler, outputs, equalize_pass(input.channels(), equalize_lut(hist), variant),
+                  input, input.channels());
 }
 
 /// otsu and segment: gray and its histogram, a global threshold, then global or adaptive.
-OpOutput run_thresholding(RowScheduler& scheduler, Op op, const ConstImageView& input,
-                          const OpParams& params) {
+OpOutput run_thresholding(RowScheduler& scheduler, const Outputs& outputs, Op op,
+                          const ConstImageView& input, const OpParams& params) {
   HistogramBins hist{};
-  const GrayPlane gray = gray_plane(scheduler, input, &hist);
+  const GrayPlane gray = gray_plane(scheduler, outputs, input, params.variant, &hist);
   const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
   OpOutput output;
   output.threshold = threshold;
   const bool adaptive = op == Op::segment && params.adaptive;
-  output.image = run_pass(
-      scheduler, adaptive ? adaptive_segment_pass(params, threshold) : threshold_pass(threshold),
-      gray.view, 1);
+  output.image = run_pass(scheduler, outputs,
+                          adaptive ? adaptive_segment_pass(params, threshold)
+                                   : threshold_pass(threshold, params.variant),
+                          gray.view, 1);
   return output;
 }
 
@@ -112,10 +142,11 @@ constexpr int kFusedBandPerHalo = 8;
 /// Two steps (open, close) fused: each block runs them band by band, the first step's rows
 /// (the band and the second step's halo) in a per-block buffer that the second reads back
 /// from cache, instead of a full-size intermediate image written and read back whole.
-Image run_fused_steps(RowScheduler& scheduler, const ConstImageView& input, const RowPass& first,
-                      const RowPass& second) {
-  Image out = Image::uninitialized(input.width(), input.height(), input.channels());
+Image run_fused_steps(RowScheduler& scheduler, const Outputs& outputs, const ConstImageView& input,
+                      const RowPass& first, const RowPass& second) {
+  Image out = Image::uninitialized(input.width(), input.height(), input.channels(), outputs);
   const ImageView dst = out.view();
+  const Writes writes = output_writes(out);
   const RowHalo halo = second.halo;
   const int band = std::max(kFusedBandRows, kFusedBandPerHalo * (halo.above + halo.below));
   const auto row_samples = static_cast<std::size_t>(input.row_samples());
@@ -127,15 +158,15 @@ Image run_fused_steps(RowScheduler& scheduler, const ConstImageView& input, cons
       const RowRange needed = widen(rows, halo, input.height());
       const ImageView mid(buffer.data(), input.width(), input.height(), input.channels(),
                           input.row_samples(), needed);
-      first.kernel(input, mid, needed);
-      second.kernel(mid, dst.slice(rows), rows);
+      first.kernel(input, mid, needed, Writes::cached);  // read back at once
+      second.kernel(mid, dst.slice(rows), rows, writes);
     }
   });
   return out;
 }
 
-Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input,
-                     const OpParams& params) {
+Image run_morphology(RowScheduler& scheduler, const Outputs& outputs, Op op,
+                     const ConstImageView& input, const OpParams& params) {
   const StructuringElement se = make_structuring_element(params.se);
   const RowPass erode = morphology_pass(se, MorphOp::erode, params.variant);
   const RowPass dilate = morphology_pass(se, MorphOp::dilate, params.variant);
@@ -145,32 +176,37 @@ Image run_morphology(RowScheduler& scheduler, Op op, const ConstImageView& input
     const auto pass = [&](MorphOp step) -> const RowPass& {
       return step == MorphOp::erode ? erode : dilate;
     };
-    return run_fused_steps(scheduler, input, pass(steps[0]), pass(steps[1]));
+    return run_fused_steps(scheduler, outputs, input, pass(steps[0]), pass(steps[1]));
   }
   // Ping-pong: each step reads the previous step's output. A buffer is allocated when first
   // written (a single erosion needs one) and uninitialized: each step writes every sample.
   Image buffers[2];
   ConstImageView src = input;
   int target = 0;
-  for (const MorphOp step : steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
     if (buffers[target].empty()) {
-      buffers[target] = Image::uninitialized(input.width(), input.height(), input.channels());
+      buffers[target] =
+          Image::uninitialized(input.width(), input.height(), input.channels(), outputs);
     }
-    (step == MorphOp::erode ? erode : dilate)
-        .run(scheduler, src, buffers[target].view(), all_rows(input));
+    // The next step reads a step's output back: only the last one's may be streamed.
+    const Writes writes = i + 1 == steps.size() ? output_writes(buffers[target]) : Writes::cached;
+    (steps[i] == MorphOp::erode ? erode : dilate)
+        .run(scheduler, src, buffers[target].view(), all_rows(input), writes);
     src = buffers[target].view();
     target = 1 - target;
   }
   return std::move(buffers[1 - target]);
 }
 
-Image run_pool(RowScheduler& scheduler, const ConstImageView& input) {
+Image run_pool(RowScheduler& scheduler, const Outputs& outputs, const ConstImageView& input,
+               std::string_view variant) {
   Image out = Image::uninitialized(pool_extent(input.width()), pool_extent(input.height()),
-                                   input.channels());
+                                   input.channels(), outputs);
+  const kernels::Loops loops = streamed(loops_for(variant), output_writes(out));
   const ImageView dst = out.view();
   scheduler.for_each_block(out.height(), [&](RowRange rows, int) {
-    kernels::pool2x2_rows(input.slice(pool_input_rows(rows, input.height())), dst.slice(rows),
-                          rows);
+    kernels::pool2x2_rows(input.slice(pool_input_rows(rows, input.height())), dst.slice(rows), rows,
+                          loops);
   });
   return out;
 }
@@ -197,7 +233,7 @@ class CpuBackend final : public Backend {
     OpParams resolved = params;
     resolved.variant = resolve_variant(*this, op, params.variant);
     const auto start = std::chrono::steady_clock::now();
-    OpOutput output = run_cpu_op(*scheduler_, op, input, resolved);
+    OpOutput output = run_cpu_op(*scheduler_, op, input, resolved, outputs_);
     const auto stop = std::chrono::steady_clock::now();
     if (times != nullptr) {
       times->compute_ms = std::chrono::duration<double, std::milli>(stop - start).count();
@@ -208,6 +244,8 @@ class CpuBackend final : public Backend {
  private:
   std::string name_;
   std::unique_ptr<RowScheduler> scheduler_;
+  /// Outputs and intermediates are reused from one run to the next (buffer_pool.hpp).
+  std::shared_ptr<BufferPool> outputs_ = make_buffer_pool();
   int threads_;
   bool takes_threads_;
 };
@@ -228,28 +266,29 @@ std::vector<std::string> cpu_variants(Op op) {
   };
   switch (op) {
     case Op::gaussian:
-      return names({kGaussianSeparable, kGaussianDirect, kGaussianLut});
+      return names({kGaussianSeparable, kScalarVariant, kGaussianDirect, kGaussianLut});
     case Op::sobel:
     case Op::sharpen:
-      return names({kDefaultVariant, kNaiveVariant});
+      return names({kDefaultVariant, kScalarVariant, kNaiveVariant});
     case Op::erode:
     case Op::dilate:
     case Op::open:
     case Op::close:
-      return names({kDefaultVariant, kMorphologyVhgw, kMorphologySeparable, kNaiveVariant});
+      return names(
+          {kDefaultVariant, kScalarVariant, kMorphologyVhgw, kMorphologySeparable, kNaiveVariant});
     case Op::gray:
     case Op::histogram:
     case Op::equalize:
     case Op::otsu:
     case Op::segment:
     case Op::pool:
-      return names({kDefaultVariant});
+      return names({kDefaultVariant, kScalarVariant});
   }
   throw std::logic_error("cpu_variants: unknown op");
 }
 
 OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
-                    const OpParams& params) {
+                    const OpParams& params, const std::shared_ptr<SampleAllocator>& outputs) {
   if (input.rows() != RowRange{0, input.height()}) {
     throw std::invalid_argument("run_cpu_op: the input view must address every row");
   }
@@ -263,37 +302,37 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
   OpOutput output;
   switch (op) {
     case Op::gray:
-      output.image = run_pass(scheduler, gray_pass(), input, 1);
+      output.image = run_pass(scheduler, outputs, gray_pass(resolved.variant), input, 1);
       break;
     case Op::gaussian:
-      output.image = run_pass(scheduler, gaussian_pass(resolved), input, input.channels());
+      output.image = run_pass(scheduler, outputs, gaussian_pass(resolved), input, input.channels());
       break;
     case Op::sobel: {
-      const GrayPlane gray = gray_plane(scheduler, input);
-      output.image = run_pass(scheduler, sobel_pass(resolved), gray.view, 1);
+      const GrayPlane gray = gray_plane(scheduler, outputs, input, resolved.variant);
+      output.image = run_pass(scheduler, outputs, sobel_pass(resolved), gray.view, 1);
       break;
     }
     case Op::sharpen:
-      output.image = run_pass(scheduler, sharpen_pass(resolved), input, input.channels());
+      output.image = run_pass(scheduler, outputs, sharpen_pass(resolved), input, input.channels());
       break;
     case Op::histogram:
-      output.histogram = run_histogram(scheduler, input, params);
+      output.histogram = run_histogram(scheduler, input, resolved);
       break;
     case Op::equalize:
-      output.image = run_equalize(scheduler, input);
+      output.image = run_equalize(scheduler, outputs, input, resolved.variant);
       break;
     case Op::otsu:
     case Op::segment:
-      output = run_thresholding(scheduler, op, input, params);
+      output = run_thresholding(scheduler, outputs, op, input, resolved);
       break;
     case Op::erode:
     case Op::dilate:
     case Op::open:
     case Op::close:
-      output.image = run_morphology(scheduler, op, input, resolved);
+      output.image = run_morphology(scheduler, outputs, op, input, resolved);
       break;
     case Op::pool:
-      output.image = run_pool(scheduler, input);
+      output.image = run_pool(scheduler, outputs, input, resolved.variant);
       break;
   }
   return output;

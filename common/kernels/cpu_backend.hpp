@@ -15,9 +15,11 @@ namespace parfilter {
 /// The op variants every CPU backend offers, the default first.
 [[nodiscard]] std::vector<std::string> cpu_variants(Op op);
 
-/// Runs `op` with the shared row kernels, scheduled by `scheduler`.
+/// Runs `op` with the shared row kernels, scheduled by `scheduler`. Its output image and
+/// intermediates come from `outputs` (the backends pass their BufferPool), or the heap.
 [[nodiscard]] OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
-                                  const OpParams& params);
+                                  const OpParams& params,
+                                  const std::shared_ptr<SampleAllocator>& outputs = {});
 
 /// A Backend over a scheduler: what serial, pthread and OpenMP each register.
 /// `takes_threads`: whether BackendOptions::threads sets its worker count (not so for serial).

@@ -15,34 +15,45 @@ RowRange widen(RowRange rows, RowHalo halo, int height) {
 }
 
 void RowPass::run(RowScheduler& scheduler, const ConstImageView& src, const ImageView& dst,
-                  RowRange rows) const {
+                  RowRange rows, Writes writes) const {
   scheduler.for_each_block(rows.size(), [&](RowRange block, int) {
     const RowRange out{rows.begin + block.begin, rows.begin + block.end};
-    kernel(src.slice(widen(out, halo, src.height())), dst.slice(out), out);
+    kernel(src.slice(widen(out, halo, src.height())), dst.slice(out), out, writes);
   });
 }
 
-RowPass gray_pass() {
-  return {{}, [](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-            kernels::gray_rows(src, dst, rows);
+RowPass gray_pass(std::string_view variant) {
+  const kernels::Loops loops = loops_for(variant);
+  return {{},
+          [loops](const ConstImageView& src, const ImageView& dst, RowRange rows, Writes writes) {
+            kernels::gray_rows(src, dst, rows, streamed(loops, writes));
           }};
 }
 
-RowPass threshold_pass(int threshold) {
-  return {{}, [threshold](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-            kernels::threshold_rows(src, dst, rows, threshold);
+RowPass threshold_pass(int threshold, std::string_view variant) {
+  const kernels::Loops loops = loops_for(variant);
+  return {{},
+          [threshold, loops](const ConstImageView& src, const ImageView& dst, RowRange rows,
+                             Writes writes) {
+            kernels::threshold_rows(src, dst, rows, threshold, streamed(loops, writes));
           }};
 }
 
-RowPass equalize_pass(int channels, const std::array<std::uint8_t, 256>& lut) {
+RowPass equalize_pass(int channels, const std::array<std::uint8_t, 256>& lut,
+                      std::string_view variant) {
+  const kernels::Loops loops = loops_for(variant);
   if (channels == 1) {
-    return {{}, [lut](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-              kernels::apply_lut_rows(src, dst, rows, lut);
+    return {{},
+            [lut, loops](const ConstImageView& src, const ImageView& dst, RowRange rows,
+                         Writes writes) {
+              kernels::apply_lut_rows(src, dst, rows, lut, streamed(loops, writes));
             }};
   }
-  return {{}, [lut](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-            kernels::equalize_color_rows(src, dst, rows, lut);
-          }};
+  return {
+      {},
+      [lut, loops](const ConstImageView& src, const ImageView& dst, RowRange rows, Writes writes) {
+        kernels::equalize_color_rows(src, dst, rows, lut, streamed(loops, writes));
+      }};
 }
 
 RowPass gaussian_pass(const OpParams& params) {
@@ -54,19 +65,22 @@ RowPass gaussian_pass(const OpParams& params) {
   if (variant == kGaussianLut) {
     // Shared, not copied into every std::function copy: the table is 6 KiB.
     auto lut = std::make_shared<const GaussianLut>(gaussian_lut(weights));
-    return {halo, [lut, border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+    return {halo, [lut, border](const ConstImageView& src, const ImageView& dst, RowRange rows,
+                                Writes /*writes*/) {
               kernels::gaussian5x5_lut_rows(src, dst, rows, *lut, border);
             }};
   }
-  if (variant == kGaussianSeparable) {
-    return {halo,
-            [weights, border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-              kernels::gaussian5x5_separable_rows(src, dst, rows, weights, border);
+  if (variant == kGaussianSeparable || variant == kScalarVariant) {
+    const kernels::Loops loops = loops_for(variant);
+    return {halo, [weights, border, loops](const ConstImageView& src, const ImageView& dst,
+                                           RowRange rows, Writes writes) {
+              kernels::gaussian5x5_separable_rows(src, dst, rows, weights, border,
+                                                  streamed(loops, writes));
             }};
   }
   if (variant == kGaussianDirect) {
-    return {halo,
-            [weights, border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+    return {halo, [weights, border](const ConstImageView& src, const ImageView& dst, RowRange rows,
+                                    Writes /*writes*/) {
               kernels::gaussian5x5_direct_rows(src, dst, rows, weights, border);
             }};
   }
@@ -75,10 +89,10 @@ RowPass gaussian_pass(const OpParams& params) {
 
 namespace {
 
-/// True for the naive variant, false for the default (empty or "default"); throws
-/// UsageError for anything else.
+/// True for the naive variant, false for the default (empty or "default") and the scalar
+/// one; throws UsageError for anything else.
 bool is_naive_variant(Op op, std::string_view variant) {
-  if (variant.empty() || variant == kDefaultVariant) return false;
+  if (variant.empty() || variant == kDefaultVariant || variant == kScalarVariant) return false;
   if (variant == kNaiveVariant) return true;
   throw UsageError("unknown " + std::string(op_name(op)) + " variant '" + std::string(variant) +
                    "'");
@@ -91,12 +105,15 @@ RowPass sobel_pass(const OpParams& params) {
   const SobelOutput output = params.sobel_output;
   const RowHalo halo{kernels::kSobelHalo, kernels::kSobelHalo};
   if (is_naive_variant(Op::sobel, params.variant)) {
-    return {halo, [border, output](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+    return {halo, [border, output](const ConstImageView& src, const ImageView& dst, RowRange rows,
+                                   Writes /*writes*/) {
               kernels::sobel_naive_rows(src, dst, rows, border, output);
             }};
   }
-  return {halo, [border, output](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-            kernels::sobel_rows(src, dst, rows, border, output);
+  const kernels::Loops loops = loops_for(params.variant);
+  return {halo, [border, output, loops](const ConstImageView& src, const ImageView& dst,
+                                        RowRange rows, Writes writes) {
+            kernels::sobel_rows(src, dst, rows, border, output, streamed(loops, writes));
           }};
 }
 
@@ -104,12 +121,14 @@ RowPass sharpen_pass(const OpParams& params) {
   const BorderMode border = params.border;
   const RowHalo halo{kernels::kSharpenHalo, kernels::kSharpenHalo};
   if (is_naive_variant(Op::sharpen, params.variant)) {
-    return {halo, [border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-              kernels::sharpen_naive_rows(src, dst, rows, border);
-            }};
+    return {halo,
+            [border](const ConstImageView& src, const ImageView& dst, RowRange rows,
+                     Writes /*writes*/) { kernels::sharpen_naive_rows(src, dst, rows, border); }};
   }
-  return {halo, [border](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-            kernels::sharpen_rows(src, dst, rows, border);
+  const kernels::Loops loops = loops_for(params.variant);
+  return {halo, [border, loops](const ConstImageView& src, const ImageView& dst, RowRange rows,
+                                Writes writes) {
+            kernels::sharpen_rows(src, dst, rows, border, streamed(loops, writes));
           }};
 }
 
@@ -122,22 +141,25 @@ RowPass morphology_pass(const StructuringElement& se, kernels::MorphOp step,
     method = kernels::MorphMethod::separable;
   } else if (variant == kMorphologyVhgw) {
     method = kernels::MorphMethod::vhgw;
-  } else if (!variant.empty() && variant != kDefaultVariant) {
+  } else if (!variant.empty() && variant != kDefaultVariant && variant != kScalarVariant) {
     throw UsageError("unknown morphology variant '" + std::string(variant) + "'");
   }
+  const kernels::Loops loops = loops_for(variant);
   auto shared_se = std::make_shared<const StructuringElement>(se);
-  return {
-      {kernels::morphology_halo_above(se), kernels::morphology_halo_below(se)},
-      [shared_se, step, method](const ConstImageView& src, const ImageView& dst, RowRange rows) {
-        kernels::morphology_rows(src, dst, rows, *shared_se, step, method);
-      }};
+  return {{kernels::morphology_halo_above(se), kernels::morphology_halo_below(se)},
+          [shared_se, step, method, loops](const ConstImageView& src, const ImageView& dst,
+                                           RowRange rows, Writes writes) {
+            kernels::morphology_rows(src, dst, rows, *shared_se, step, method,
+                                     streamed(loops, writes));
+          }};
 }
 
 RowPass adaptive_segment_pass(const OpParams& params, int global_threshold) {
   const int window = params.window;
   const int min_contrast = params.min_contrast;
   const int half = window / 2;
-  return {{half, half}, [=](const ConstImageView& src, const ImageView& dst, RowRange rows) {
+  return {{half, half},
+          [=](const ConstImageView& src, const ImageView& dst, RowRange rows, Writes /*writes*/) {
             kernels::adaptive_segment_rows(src, dst, rows, window, min_contrast, global_threshold);
           }};
 }
@@ -153,14 +175,15 @@ HistogramBins count_rows(RowScheduler& scheduler, RowRange rows, const Histogram
   return total;
 }
 
-HistogramCount equalize_count(const ConstImageView& src) {
+HistogramCount equalize_count(const ConstImageView& src, std::string_view variant) {
   if (src.channels() == 1) {
     return [src](RowRange rows, HistogramBins& hist) {
       kernels::histogram_rows(src.slice(rows), rows, 0, hist);
     };
   }
-  return [src](RowRange rows, HistogramBins& hist) {
-    kernels::luma_histogram_rows(src.slice(rows), rows, hist);
+  const kernels::Loops loops = loops_for(variant);
+  return [src, loops](RowRange rows, HistogramBins& hist) {
+    kernels::luma_histogram_rows(src.slice(rows), rows, hist, loops);
   };
 }
 

@@ -11,6 +11,7 @@
 
 #include "row_kernels.hpp"
 #include "row_kernels_internal.hpp"
+#include "simd_kernels.hpp"
 
 namespace parfilter::kernels {
 namespace {
@@ -61,7 +62,7 @@ PARFILTER_VECTOR_CLONES void sobel_interior(const std::uint8_t* up, const std::u
 
 template <SobelOutput kOutput>
 void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     BorderMode border) {
+                     BorderMode border, Loops loops) {
   const int width = src.width();
   const detail::BorderRows border_rows(src, border);
   const detail::EdgeColumns edges(width, kSobelHalo, border);
@@ -71,7 +72,11 @@ void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange r
     const std::uint8_t* mid = border_rows.row(y);
     const std::uint8_t* down = border_rows.row(y + 1);
     std::uint8_t* out = dst.row(y);
-    sobel_interior<kOutput>(up, mid, down, out, kSobelHalo, width - kSobelHalo);
+    const int first = uses_simd(loops)
+                          ? simd::sobel_row(up, mid, down, out, kSobelHalo, width - kSobelHalo,
+                                            kOutput, detail::output_store(loops))
+                          : kSobelHalo;
+    sobel_interior<kOutput>(up, mid, down, out, first, width - kSobelHalo);
     for (std::size_t e = 0; e < edge_xs.size(); ++e) {
       const auto s = [&](const std::uint8_t* row, int k) {
         return edges.sample(row, static_cast<int>(e), k, 0, 1);
@@ -121,19 +126,19 @@ void sobel_naive_rows(const ConstImageView& src, const ImageView& dst, RowRange 
 }
 
 void sobel_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, BorderMode border,
-                SobelOutput output) {
+                SobelOutput output, Loops loops) {
   switch (output) {
     case SobelOutput::magnitude:
-      sobel_fast_rows<SobelOutput::magnitude>(src, dst, rows, border);
+      sobel_fast_rows<SobelOutput::magnitude>(src, dst, rows, border, loops);
       break;
     case SobelOutput::l1:
-      sobel_fast_rows<SobelOutput::l1>(src, dst, rows, border);
+      sobel_fast_rows<SobelOutput::l1>(src, dst, rows, border, loops);
       break;
     case SobelOutput::dx:
-      sobel_fast_rows<SobelOutput::dx>(src, dst, rows, border);
+      sobel_fast_rows<SobelOutput::dx>(src, dst, rows, border, loops);
       break;
     case SobelOutput::dy:
-      sobel_fast_rows<SobelOutput::dy>(src, dst, rows, border);
+      sobel_fast_rows<SobelOutput::dy>(src, dst, rows, border, loops);
       break;
   }
 }
@@ -160,8 +165,8 @@ void sharpen_naive_rows(const ConstImageView& src, const ImageView& dst, RowRang
                       });
 }
 
-void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                  BorderMode border) {
+void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, BorderMode border,
+                  Loops loops) {
   const int width = src.width();
   const int channels = src.channels();
   const detail::BorderRows border_rows(src, border);
@@ -175,15 +180,19 @@ void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows
     const std::uint8_t* mid = border_rows.row(y);
     const std::uint8_t* down = border_rows.row(y + 1);
     std::uint8_t* out = dst.row(y);
+    const std::ptrdiff_t first =
+        uses_simd(loops) ? simd::sharpen_row(up, mid, down, out, interior_begin, interior_end,
+                                             channels, detail::output_store(src, y, loops))
+                         : interior_begin;
     switch (channels) {
       case 1:
-        sharpen_interior<1>(up, mid, down, out, interior_begin, interior_end);
+        sharpen_interior<1>(up, mid, down, out, first, interior_end);
         break;
       case 3:
-        sharpen_interior<3>(up, mid, down, out, interior_begin, interior_end);
+        sharpen_interior<3>(up, mid, down, out, first, interior_end);
         break;
       default:
-        sharpen_interior<4>(up, mid, down, out, interior_begin, interior_end);
+        sharpen_interior<4>(up, mid, down, out, first, interior_end);
         break;
     }
     for (std::size_t e = 0; e < edge_xs.size(); ++e) {
@@ -196,7 +205,13 @@ void sharpen_rows(const ConstImageView& src, const ImageView& dst, RowRange rows
         out[at + c] = static_cast<std::uint8_t>(std::clamp(value, 0, kMaxSample));
       }
     }
-    copy_alpha(src, dst, y);
+    if (uses_simd(loops) && channels > detail::kRgbChannels) {
+      // The SIMD stores put alpha back; pixel 0 and the plain loop's pixels need it still.
+      out[detail::kAlphaChannel] = mid[detail::kAlphaChannel];
+      copy_alpha(src, dst, y, Loops::plain, static_cast<int>(first / channels));
+    } else {
+      copy_alpha(src, dst, y);
+    }
   }
 }
 

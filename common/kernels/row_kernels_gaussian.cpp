@@ -13,6 +13,7 @@
 
 #include "row_kernels.hpp"
 #include "row_kernels_internal.hpp"
+#include "simd_kernels.hpp"
 
 namespace parfilter::kernels {
 namespace {
@@ -49,18 +50,19 @@ PARFILTER_VECTOR_CLONES void gaussian_row_interior(const std::uint8_t* in, std::
   }
 }
 
-/// Column pass: out[i] = (sum_k q_k r_k[i] + 32768) >> 16, in 16-bit lanes. With r = 256 h + l
-/// (h, l < 256), the sum is 256 A + B for A = sum q_k h_k and B = sum q_k l_k, both at most
-/// 65280, and floor((256 A + B + 32768) / 65536) = floor((A + floor(B / 256) + 128) / 256).
-/// That numerator stays below 65536 because the result is at most 255.
+/// Column pass from sample `begin`: out[i] = (sum_k q_k r_k[i] + 32768) >> 16, in 16-bit lanes.
+/// With r = 256 h + l (h, l < 256), the sum is 256 A + B for A = sum q_k h_k and B = sum q_k l_k,
+/// both at most 65280, and floor((256 A + B + 32768) / 65536) = floor((A + floor(B / 256) + 128) /
+/// 256). That numerator stays below 65536 because the result is at most 255.
 PARFILTER_VECTOR_CLONES void gaussian_column(const std::uint16_t* const* r, std::uint8_t* out,
-                                             std::ptrdiff_t samples, Taps16 q) {
+                                             std::ptrdiff_t begin, std::ptrdiff_t samples,
+                                             Taps16 q) {
   const std::uint16_t* r0 = r[0];
   const std::uint16_t* r1 = r[1];
   const std::uint16_t* r2 = r[2];
   const std::uint16_t* r3 = r[3];
   const std::uint16_t* r4 = r[4];
-  for (std::ptrdiff_t i = 0; i < samples; ++i) {
+  for (std::ptrdiff_t i = begin; i < samples; ++i) {
     const auto high = static_cast<std::uint16_t>(
         q.q0 * ((r0[i] >> kByteBits) + (r4[i] >> kByteBits)) +
         q.q1 * ((r1[i] >> kByteBits) + (r3[i] >> kByteBits)) + q.q2 * (r2[i] >> kByteBits));
@@ -131,7 +133,7 @@ void gaussian5x5_lut_rows(const ConstImageView& src, const ImageView& dst, RowRa
 }
 
 void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                                const GaussianWeights& weights, BorderMode border) {
+                                const GaussianWeights& weights, BorderMode border, Loops loops) {
   const int width = src.width();
   const int channels = src.channels();
   const std::ptrdiff_t samples = src.row_samples();
@@ -141,6 +143,8 @@ void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst,
   }
   const Taps16 taps{static_cast<std::uint16_t>(q[0]), static_cast<std::uint16_t>(q[1]),
                     static_cast<std::uint16_t>(q[2])};
+  const simd::GaussianTaps simd_taps{q[0], q[1], q[2]};
+  const bool vector = uses_simd(loops);
   const detail::BorderRows border_rows(src, border);
   const detail::EdgeColumns edges(width, kGaussianHalo, border);
   const std::vector<int> edge_xs = edges.edge_pixels();
@@ -152,15 +156,18 @@ void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst,
   // equals the 2-D sum. A constant row gives 256 * V.
   const auto row_pass = [&](int y, std::uint16_t* out) {
     const std::uint8_t* in = border_rows.row(y);
+    const std::ptrdiff_t first =
+        vector ? simd::gaussian_row(in, out, interior_begin, interior_end, channels, simd_taps)
+               : interior_begin;
     switch (channels) {
       case 1:
-        gaussian_row_interior<1>(in, out, interior_begin, interior_end, taps);
+        gaussian_row_interior<1>(in, out, first, interior_end, taps);
         break;
       case 3:
-        gaussian_row_interior<3>(in, out, interior_begin, interior_end, taps);
+        gaussian_row_interior<3>(in, out, first, interior_end, taps);
         break;
       default:
-        gaussian_row_interior<4>(in, out, interior_begin, interior_end, taps);
+        gaussian_row_interior<4>(in, out, first, interior_end, taps);
         break;
     }
     for (std::size_t e = 0; e < edge_xs.size(); ++e) {
@@ -177,8 +184,13 @@ void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst,
   detail::RowRing<std::uint16_t> ring(kGaussianHalo, static_cast<std::size_t>(samples));
   for (int y = rows.begin; y < rows.end; ++y) {
     ring.advance_to(y, row_pass);
-    gaussian_column(ring.taps(), dst.row(y), samples, taps);
-    copy_alpha(src, dst, y);
+    const std::ptrdiff_t first =
+        vector ? simd::gaussian_column(ring.taps(), dst.row(y), samples, simd_taps,
+                                       detail::output_store(src, y, loops))
+               : 0;
+    gaussian_column(ring.taps(), dst.row(y), first, samples, taps);
+    // The SIMD stores put alpha back; the plain loop's pixels (all, without SIMD) need it.
+    copy_alpha(src, dst, y, Loops::plain, static_cast<int>(first / channels));
   }
 }
 

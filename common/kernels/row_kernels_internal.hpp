@@ -13,6 +13,8 @@
 #include "filter_math.hpp"
 #include "parfilter/image.hpp"
 #include "parfilter/op_set.hpp"
+#include "row_kernels.hpp"
+#include "simd_kernels.hpp"
 
 /// On x86-64 Linux with GCC, a function marked PARFILTER_VECTOR_CLONES is compiled twice, for
 /// AVX2 and for the baseline (SSE2), and the loader picks the one the CPU runs (an ifunc):
@@ -24,10 +26,6 @@
     !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__) &&                       \
     !defined(PARFILTER_NO_VECTOR_CLONES)
 #define PARFILTER_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-/// Kernels with hand-written AVX2 paths (byte shuffles the auto-vectorizer does not find)
-/// compile them with __attribute__((target("avx2"))) and pick them at run time with
-/// __builtin_cpu_supports; same builds as the clones, so sanitizer builds test the baseline.
-#define PARFILTER_AVX2_DISPATCH 1
 #else
 #define PARFILTER_VECTOR_CLONES
 #endif
@@ -43,14 +41,33 @@ inline constexpr int kMaxSample = 255;
   return channels > kRgbChannels ? kRgbChannels : channels;
 }
 
-/// Copies alpha (channel 3) of row y from src to dst for 4-channel images. Fast kernels
-/// compute alpha like a colour channel in their vector loops and overwrite it here.
-inline void copy_alpha(const ConstImageView& src, const ImageView& dst, int y) {
+/// Copies alpha (channel 3) of pixels [first, width) of row y from src to dst for 4-channel
+/// images. Fast kernels compute alpha like a colour channel in their vector loops and
+/// overwrite it here (or in their SIMD stores: output_store).
+inline void copy_alpha(const ConstImageView& src, const ImageView& dst, int y,
+                       Loops loops = Loops::plain, int first = 0) {
   if (src.channels() <= kRgbChannels) return;
   const std::uint8_t* in = src.row(y);
   std::uint8_t* out = dst.row(y);
   const int channels = src.channels();
-  for (std::ptrdiff_t i = kAlphaChannel; i < src.row_samples(); i += channels) out[i] = in[i];
+  if (uses_simd(loops) && first == 0) first = simd::copy_alpha_row(in, out, src.width());
+  for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(first) * channels + kAlphaChannel;
+       i < src.row_samples(); i += channels) {
+    out[i] = in[i];
+  }
+}
+
+/// How the SIMD loops store a kernel's output row y: with src's alpha put back in the same
+/// store (RGBA), and streamed for Loops::simd_stream. Nothing for the plain loops, whose
+/// kernels copy alpha afterwards as they always did.
+[[nodiscard]] inline simd::RowStore output_store(const ConstImageView& src, int y, Loops loops) {
+  if (!uses_simd(loops)) return {};
+  return {src.channels() > kRgbChannels ? src.row(y) : nullptr, loops == Loops::simd_stream};
+}
+
+/// The same for an output without alpha (gray outputs, or an RGBA one copied alpha and all).
+[[nodiscard]] inline simd::RowStore output_store(Loops loops) {
+  return {nullptr, loops == Loops::simd_stream};
 }
 
 /// The image row that stands for row y (y may lie outside the image) under `border`: the

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "filter_math.hpp"
+#include "row_kernels.hpp"
 
 namespace parfilter::kernels::detail {
 
@@ -17,14 +18,7 @@ inline constexpr LumaWeights kGrayWeights{kGrayR, kGrayG, kGrayB, kGrayShift};
 inline constexpr LumaWeights kYcrcbWeights{ycrcb::kR2Y, ycrcb::kG2Y, ycrcb::kB2Y, ycrcb::kShift};
 
 /// out[x] = the luma of pixel x of a row of `channels` (3 or 4) interleaved channels.
-void rgb_luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels,
-                  LumaWeights w);
-
-/// Colour equalization of the first pixels of an RGB row (3 channels), given each pixel's
-/// YCrCb luma and its equalized luma: the exact round trip of equalize_color_rows, vectorized
-/// where the CPU has AVX2 (row_kernels_ycrcb.cpp). Returns how many pixels it wrote (a
-/// multiple of the vector width, 0 without AVX2); the caller finishes the row.
-int equalize_rgb_vector(const std::uint8_t* in, const std::uint8_t* luma,
-                        const std::uint8_t* new_luma, std::uint8_t* out, int width);
+void rgb_luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels, LumaWeights w,
+                  Loops loops);
 
 }  // namespace parfilter::kernels::detail

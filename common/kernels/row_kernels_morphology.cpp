@@ -122,8 +122,8 @@ std::vector<MorphRect> decompose(const StructuringElement& se) {
 
 /// The plain column pass: op over source rows [y + dy, y + dy + height).
 template <typename Op>
-void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
-                  std::uint8_t* out) {
+void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height, std::uint8_t* out,
+                  Loops loops) {
   // Rows outside the image are neutral: skip them (a window wholly outside stays neutral).
   const int first = std::max(0, y + r.dy);
   const int end = std::min(height, y + r.dy + r.height);
@@ -135,35 +135,41 @@ void plain_column(const SourceRows& rows, int y, const MorphRect& r, int height,
   const std::uint8_t* acc = rows.row(first);
   int sy = first + 1;
   for (; sy + 1 < end; sy += 2) {
-    combine3<Op>(acc, rows.row(sy), rows.row(sy + 1), out, rows.bytes());
+    combine3<Op>(acc, rows.row(sy), rows.row(sy + 1), out, rows.bytes(), loops);
     acc = out;
   }
-  if (sy < end) combine<Op>(acc, rows.row(sy), out, rows.bytes());
+  if (sy < end) combine<Op>(acc, rows.row(sy), out, rows.bytes(), loops);
 }
 
 /// The plain row pass into a dst row: target[x] = (or op=) op over padded pixels
-/// [x, x + width).
+/// [x, x + width). Its last combine stores as `last` says (a final output row); returns false
+/// when that store did not happen (a one-pixel copy).
 template <typename Op>
-void plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t samples, int channels,
-               int width, bool overwrite) {
+bool plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t samples, int channels,
+               int width, bool overwrite, Loops loops, const simd::RowStore& last) {
   const auto shifted = [&](int k) { return padded + static_cast<std::ptrdiff_t>(k) * channels; };
   int k = 0;
   if (overwrite && width == 1) {
     std::copy_n(padded, samples, target);
-    return;
+    return false;
   }
   if (overwrite) {
     // The first pass reads the shifted copies straight, no copy into target first.
     if (width == 2) {
-      combine<Op>(shifted(0), shifted(1), target, samples);
-      return;
+      combine<Op>(shifted(0), shifted(1), target, samples, loops, last);
+      return true;
     }
-    combine3<Op>(shifted(0), shifted(1), shifted(2), target, samples);
+    combine3<Op>(shifted(0), shifted(1), shifted(2), target, samples, loops,
+                 width == 3 ? last : simd::RowStore{});
     k = 3;
   }
   // Two shifted copies per pass.
-  for (; k + 1 < width; k += 2) combine3<Op>(target, shifted(k), shifted(k + 1), target, samples);
-  if (k < width) combine<Op>(target, shifted(k), target, samples);
+  for (; k + 1 < width; k += 2) {
+    combine3<Op>(target, shifted(k), shifted(k + 1), target, samples, loops,
+                 k + 2 == width ? last : simd::RowStore{});
+  }
+  if (k < width) combine<Op>(target, shifted(k), target, samples, loops, last);
+  return true;
 }
 
 /// The row pass by doubling: cur holds op over padded pixels [x, x + covered); one pass
@@ -171,11 +177,12 @@ void plain_row(const std::uint8_t* padded, std::uint8_t* target, std::size_t sam
 /// pass the window, and the last pass combines two windows that overlap to cover it:
 /// ceil(log2 width) passes of two inputs, against (width - 1) / 2 of three for the plain
 /// pass. `padded` (padded_samples long) is only read (its neutral padding serves the next
-/// rows); the passes ping-pong between spare[0] and spare[1], each as long.
+/// rows); the passes ping-pong between spare[0] and spare[1], each as long. The last pass
+/// stores as `last` says.
 template <typename Op>
 void doubling_row(const std::uint8_t* padded, std::uint8_t* const spare[2], std::uint8_t* target,
                   std::size_t samples, std::size_t padded_samples, int channels, int width,
-                  bool overwrite) {
+                  bool overwrite, Loops loops, const simd::RowStore& last) {
   const std::uint8_t* cur = padded;
   int covered = 1;
   std::size_t valid = padded_samples;  // samples of cur whose window lies in the padded row
@@ -183,24 +190,25 @@ void doubling_row(const std::uint8_t* padded, std::uint8_t* const spare[2], std:
     const auto shift = static_cast<std::size_t>(covered) * channels;
     valid -= shift;
     std::uint8_t* next = spare[pass % 2];
-    combine<Op>(cur, cur + shift, next, valid);
+    combine<Op>(cur, cur + shift, next, valid, loops);
     cur = next;
     covered *= 2;
   }
   const std::uint8_t* rest = cur + static_cast<std::ptrdiff_t>(width - covered) * channels;
   if (overwrite) {
-    combine<Op>(cur, rest, target, samples);
+    combine<Op>(cur, rest, target, samples, loops, last);
   } else {
-    combine3<Op>(target, cur, rest, target, samples);
+    combine3<Op>(target, cur, rest, target, samples, loops, last);
   }
 }
 
 /// dst rows `rows` = (or op=) the rectangle's result: a column pass into padded rows (pixel
 /// q holds column q + dx, neutral outside the image), then a row pass, kVhgwLanes rows at
-/// a time.
+/// a time. The last rectangle's pass also puts back src's alpha, each row right after its
+/// row pass, while it is in cache.
 template <typename Op>
 void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, const MorphRect& r,
-               MorphMethod method, bool overwrite) {
+               MorphMethod method, bool overwrite, bool last, Loops loops) {
   const int width = src.width();
   const int channels = src.channels();
   const auto samples = static_cast<std::size_t>(src.row_samples());
@@ -231,7 +239,7 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
   std::vector<std::uint8_t> doubling_storage(doubling_row_pass ? 2 * padded_samples : 0);
   std::uint8_t* const doubling_spare[2] = {doubling_storage.data(),
                                            doubling_storage.data() + padded_samples};
-  ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height);
+  ColumnVhgw<Op> columns(source, rows.begin, r.dy, r.height, loops);
 
   // Row y's column pass into padded row p. With no source bytes no window reaches the image:
   // the padded rows stay neutral.
@@ -240,19 +248,25 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
     if (vhgw_columns) {
       columns.next(p + column_offset);
     } else {
-      plain_column<Op>(source, y, r, src.height(), p + column_offset);
+      plain_column<Op>(source, y, r, src.height(), p + column_offset, loops);
     }
   };
   if (!vhgw_row) {
     // One row at a time: its padded row is read back by the row pass from L1.
     for (int y = rows.begin; y < rows.end; ++y) {
       column_pass(y, padded[0]);
+      // The last rectangle's last combine writes the output row: alpha put back and streamed
+      // there (output_store), not in another pass over the row.
+      const simd::RowStore store = last ? detail::output_store(src, y, loops) : simd::RowStore{};
+      bool stored = true;
       if (doubling_row_pass) {
         doubling_row<Op>(padded[0], doubling_spare, dst.row(y), samples, padded_samples, channels,
-                         r.width, overwrite);
+                         r.width, overwrite, loops, store);
       } else {
-        plain_row<Op>(padded[0], dst.row(y), samples, channels, r.width, overwrite);
+        stored = plain_row<Op>(padded[0], dst.row(y), samples, channels, r.width, overwrite, loops,
+                               store);
       }
+      if (last && (store.alpha == nullptr || !stored)) detail::copy_alpha(src, dst, y, loops);
     }
     return;
   }
@@ -266,41 +280,40 @@ void rect_pass(const ConstImageView& src, const ImageView& dst, RowRange rows, c
     }
     detail::row_vhgw<Op>(padded, targets, width, channels, r.width, padded_pixels, scratch);
     for (int lane = 0; lane < lanes && !overwrite; ++lane) {
-      combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples);
+      combine<Op>(dst.row(y0 + lane), out[lane], dst.row(y0 + lane), samples, loops);
     }
+    for (int lane = 0; lane < lanes && last; ++lane) detail::copy_alpha(src, dst, y0 + lane, loops);
   }
 }
 
 template <typename Op>
 void decomposed_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     const StructuringElement& se, MorphMethod method) {
-  bool overwrite = true;
-  for (const MorphRect& r : decompose(se)) {
-    rect_pass<Op>(src, dst, rows, r, method, overwrite);
-    overwrite = false;
+                     const StructuringElement& se, MorphMethod method, Loops loops) {
+  const std::vector<MorphRect> rects = decompose(se);
+  for (std::size_t i = 0; i < rects.size(); ++i) {
+    rect_pass<Op>(src, dst, rows, rects[i], method, i == 0, i + 1 == rects.size(), loops);
   }
-  for (int y = rows.begin; y < rows.end; ++y) detail::copy_alpha(src, dst, y);
 }
 
 template <typename Op>
 void morphology_with(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     const StructuringElement& se, MorphMethod method) {
+                     const StructuringElement& se, MorphMethod method, Loops loops) {
   if (method == MorphMethod::naive) {
     naive_rows<Op>(src, dst, rows, se);
   } else {
-    decomposed_rows<Op>(src, dst, rows, se, method);
+    decomposed_rows<Op>(src, dst, rows, se, method, loops);
   }
 }
 
 }  // namespace
 
 void morphology_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                     const StructuringElement& se, MorphOp op, MorphMethod method) {
+                     const StructuringElement& se, MorphOp op, MorphMethod method, Loops loops) {
   if (rows.empty()) return;
   if (op == MorphOp::erode) {
-    morphology_with<MinOp>(src, dst, rows, se, method);
+    morphology_with<MinOp>(src, dst, rows, se, method, loops);
   } else {
-    morphology_with<MaxOp>(src, dst, rows, se, method);
+    morphology_with<MaxOp>(src, dst, rows, se, method, loops);
   }
 }
 

@@ -6,30 +6,38 @@
 #include <cstdint>
 #include <vector>
 
+#include "filter_math.hpp"
 #include "parfilter/image.hpp"
+#include "row_kernels.hpp"
+#include "simd_kernels.hpp"
 
 namespace parfilter::kernels::detail {
 
 /// Erosion's combine and the value an ignored (outside) pixel stands for.
 struct MinOp {
+  static constexpr MorphOp kOp = MorphOp::erode;
   static constexpr std::uint8_t kNeutral = 255;
   static std::uint8_t apply(std::uint8_t a, std::uint8_t b) { return a < b ? a : b; }
 };
 /// Dilation's.
 struct MaxOp {
+  static constexpr MorphOp kOp = MorphOp::dilate;
   static constexpr std::uint8_t kNeutral = 0;
   static std::uint8_t apply(std::uint8_t a, std::uint8_t b) { return a > b ? a : b; }
 };
 
-/// out[i] = op(a[i], b[i]) for i < n; out may be a or b. One whole-row vector loop.
+/// out[i] = op(a[i], b[i]) for i < n; out may be a or b. One whole-row vector loop: the SIMD
+/// one over the leading part (Loops::simd), then the plain one. `store`: how the SIMD loop
+/// stores (a final output row: alpha put back, streaming), alpha put back by both.
 template <typename Op>
-void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n);
+void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
+             Loops loops, const simd::RowStore& store = {});
 
 /// out[i] = op(a[i], b[i], c[i]) for i < n; out may be a, b or c. Two combines in one pass:
 /// half the loads and stores of combine twice.
 template <typename Op>
 void combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
-              std::uint8_t* out, std::size_t n);
+              std::uint8_t* out, std::size_t n, Loops loops, const simd::RowStore& store = {});
 
 /// Rows a horizontal van Herk/Gil-Werman batch handles at once: one vector lane per row
 /// after a byte transpose.
@@ -62,13 +70,14 @@ class SourceRows {
 template <typename Op>
 class ColumnVhgw {
  public:
-  ColumnVhgw(const SourceRows& rows, int first_row, int dy, int height);
+  ColumnVhgw(const SourceRows& rows, int first_row, int dy, int height, Loops loops);
   void next(std::uint8_t* out);
 
  private:
   const SourceRows& rows_;
   int first_start_;  ///< source row of the first window's start
   int height_;
+  Loops loops_;
   int index_ = 0;                             ///< output rows produced so far
   std::vector<std::uint8_t> suffix_;          ///< height - 1 rows: suffix op of the current segment
   std::vector<std::uint8_t> prefix_;          ///< running prefix op of the next segment

@@ -11,6 +11,7 @@
 
 #include "row_kernels_internal.hpp"
 #include "row_kernels_morphology.hpp"
+#include "simd_kernels.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -139,23 +140,52 @@ PARFILTER_VECTOR_CLONES void row_vhgw_lines(const std::uint8_t* const* padded,
 
 }  // namespace
 
+/// The plain combines, from sample i: loops the compiler vectorizes.
 template <typename Op>
-PARFILTER_VECTOR_CLONES void combine(const std::uint8_t* a, const std::uint8_t* b,
-                                     std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = Op::apply(a[i], b[i]);
+PARFILTER_VECTOR_CLONES void plain_combine(const std::uint8_t* a, const std::uint8_t* b,
+                                           std::uint8_t* out, std::size_t i, std::size_t n) {
+  for (; i < n; ++i) out[i] = Op::apply(a[i], b[i]);
 }
 
 template <typename Op>
-PARFILTER_VECTOR_CLONES void combine3(const std::uint8_t* a, const std::uint8_t* b,
-                                      const std::uint8_t* c, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = Op::apply(Op::apply(a[i], b[i]), c[i]);
+PARFILTER_VECTOR_CLONES void plain_combine3(const std::uint8_t* a, const std::uint8_t* b,
+                                            const std::uint8_t* c, std::uint8_t* out, std::size_t i,
+                                            std::size_t n) {
+  for (; i < n; ++i) out[i] = Op::apply(Op::apply(a[i], b[i]), c[i]);
+}
+
+/// Puts back alpha (every 4th byte from byte 3) of the samples [first, n) the plain loop wrote,
+/// where the SIMD stores put back the rest (simd::RowStore::alpha).
+void plain_alpha(const simd::RowStore& store, std::uint8_t* out, std::size_t first, std::size_t n) {
+  if (store.alpha == nullptr) return;
+  constexpr std::size_t kPixel = 4;
+  for (std::size_t i = first / kPixel * kPixel + kAlphaChannel; i < n; i += kPixel) {
+    out[i] = store.alpha[i];
+  }
 }
 
 template <typename Op>
-ColumnVhgw<Op>::ColumnVhgw(const SourceRows& rows, int first_row, int dy, int height)
+void combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
+             Loops loops, const simd::RowStore& store) {
+  const std::size_t first = uses_simd(loops) ? simd::combine(a, b, out, n, Op::kOp, store) : 0;
+  plain_combine<Op>(a, b, out, first, n);
+  plain_alpha(store, out, first, n);
+}
+
+template <typename Op>
+void combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
+              std::uint8_t* out, std::size_t n, Loops loops, const simd::RowStore& store) {
+  const std::size_t first = uses_simd(loops) ? simd::combine3(a, b, c, out, n, Op::kOp, store) : 0;
+  plain_combine3<Op>(a, b, c, out, first, n);
+  plain_alpha(store, out, first, n);
+}
+
+template <typename Op>
+ColumnVhgw<Op>::ColumnVhgw(const SourceRows& rows, int first_row, int dy, int height, Loops loops)
     : rows_(rows),
       first_start_(first_row + dy),
       height_(height),
+      loops_(loops),
       suffix_(rows.bytes() * static_cast<std::size_t>(height - 1)),
       prefix_(rows.bytes()) {}
 
@@ -171,7 +201,7 @@ void ColumnVhgw<Op>::next(std::uint8_t* out) {
     last_row_ = rows_.row(segment_start + height_ - 1);
     const std::uint8_t* later = last_row_;
     for (int i = height_ - 2; i >= 0; --i) {
-      combine<Op>(rows_.row(segment_start + i), later, suffix(i), n);
+      combine<Op>(rows_.row(segment_start + i), later, suffix(i), n, loops_);
       later = suffix(i);
     }
     std::memcpy(out, later, n);
@@ -182,10 +212,10 @@ void ColumnVhgw<Op>::next(std::uint8_t* out) {
     if (j == 1) {
       prefix_row_ = entering;
     } else {
-      combine<Op>(prefix_row_, entering, prefix_.data(), n);
+      combine<Op>(prefix_row_, entering, prefix_.data(), n, loops_);
       prefix_row_ = prefix_.data();
     }
-    combine<Op>(j == height_ - 1 ? last_row_ : suffix(j), prefix_row_, out, n);
+    combine<Op>(j == height_ - 1 ? last_row_ : suffix(j), prefix_row_, out, n, loops_);
   }
   ++index_;
 }
@@ -206,12 +236,14 @@ void row_vhgw(const std::uint8_t* const* padded, std::uint8_t* const* out, int w
   }
 }
 
-template void combine<MinOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
-template void combine<MaxOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t);
+template void combine<MinOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t,
+                             Loops, const simd::RowStore&);
+template void combine<MaxOp>(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t,
+                             Loops, const simd::RowStore&);
 template void combine3<MinOp>(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                              std::uint8_t*, std::size_t);
+                              std::uint8_t*, std::size_t, Loops, const simd::RowStore&);
 template void combine3<MaxOp>(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                              std::uint8_t*, std::size_t);
+                              std::uint8_t*, std::size_t, Loops, const simd::RowStore&);
 template class ColumnVhgw<MinOp>;
 template class ColumnVhgw<MaxOp>;
 template void row_vhgw<MinOp>(const std::uint8_t* const*, std::uint8_t* const*, int, int, int, int,

@@ -8,6 +8,7 @@
 #include "row_kernels.hpp"
 #include "row_kernels_internal.hpp"
 #include "row_kernels_luma.hpp"
+#include "simd_kernels.hpp"
 
 namespace parfilter::kernels {
 namespace {
@@ -91,13 +92,13 @@ struct ChromaTables {
   [[nodiscard]] static std::size_t index(int d) { return static_cast<std::size_t>(d + kMaxSample); }
 };
 
-/// One output row of the 2x2 pool from input rows row0 and row1: the full windows, then a
-/// last partial one (one column) for an odd width.
+/// One output row of the 2x2 pool from input rows row0 and row1, from output pixel `first`:
+/// the full windows, then a last partial one (one column) for an odd width.
 template <int C>
 PARFILTER_VECTOR_CLONES void pool_row(const std::uint8_t* row0, const std::uint8_t* row1,
-                                      std::uint8_t* out, int in_width) {
+                                      std::uint8_t* out, int first, int in_width) {
   const int full = in_width / kPoolStride;
-  for (int ox = 0; ox < full; ++ox) {
+  for (int ox = first; ox < full; ++ox) {
     for (int c = 0; c < C; ++c) {
       const std::ptrdiff_t l = static_cast<std::ptrdiff_t>(kPoolStride * ox) * C + c;
       out[static_cast<std::ptrdiff_t>(ox) * C + c] =
@@ -114,7 +115,7 @@ PARFILTER_VECTOR_CLONES void pool_row(const std::uint8_t* row0, const std::uint8
 
 }  // namespace
 
-void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
+void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, Loops loops) {
   const int width = src.width();
   const int channels = src.channels();
   for (int y = rows.begin; y < rows.end; ++y) {
@@ -123,24 +124,25 @@ void gray_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
     if (channels == 1) {
       std::memcpy(out, in, static_cast<std::size_t>(width));
     } else {
-      rgb_luma_row(in, out, width, channels, kGrayWeights);
+      rgb_luma_row(in, out, width, channels, kGrayWeights, loops);
     }
   }
 }
 
 void gray_rows_counted(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                       HistogramBins& hist) {
+                       HistogramBins& hist, Loops loops) {
   const int width = src.width();
   SubHistograms counts(hist);
   for (int y = rows.begin; y < rows.end; ++y) {
     // Counted right after it is written, while the row is in cache.
-    gray_rows(src, dst, {y, y + 1});
+    gray_rows(src, dst, {y, y + 1}, cached(loops));
     const std::uint8_t* out = dst.row(y);
     counts.add(width, [out](int x) { return out[x]; });
   }
 }
 
-void gray_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist) {
+void gray_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist,
+                         Loops loops) {
   if (src.channels() == 1) {
     histogram_rows(src, rows, 0, hist);
     return;
@@ -148,27 +150,36 @@ void gray_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins
   SubHistograms counts(hist);
   std::vector<std::uint8_t> gray(static_cast<std::size_t>(src.width()));
   for (int y = rows.begin; y < rows.end; ++y) {
-    rgb_luma_row(src.row(y), gray.data(), src.width(), src.channels(), kGrayWeights);
+    rgb_luma_row(src.row(y), gray.data(), src.width(), src.channels(), kGrayWeights, cached(loops));
     counts.add(src.width(), [&gray](int x) { return gray[static_cast<std::size_t>(x)]; });
   }
 }
 
-void threshold_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, int threshold) {
+void threshold_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, int threshold,
+                    Loops loops) {
   const int width = src.width();
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
-    for (int x = 0; x < width; ++x) out[x] = in[x] > threshold ? kForeground : kBackground;
+    const auto first = uses_simd(loops)
+                           ? static_cast<int>(simd::threshold_row(in, out, width, threshold,
+                                                                  detail::output_store(loops)))
+                           : 0;
+    for (int x = first; x < width; ++x) out[x] = in[x] > threshold ? kForeground : kBackground;
   }
 }
 
 void apply_lut_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                    const std::array<std::uint8_t, 256>& lut) {
+                    const std::array<std::uint8_t, 256>& lut, Loops loops) {
   const int width = src.width();
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
-    for (int x = 0; x < width; ++x) out[x] = lut[in[x]];
+    const auto first = uses_simd(loops)
+                           ? static_cast<int>(simd::lut_row(in, out, width, lut.data(),
+                                                            detail::output_store(loops)))
+                           : 0;
+    for (int x = first; x < width; ++x) out[x] = lut[in[x]];
   }
 }
 
@@ -182,17 +193,19 @@ void histogram_rows(const ConstImageView& src, RowRange rows, int channel, Histo
   }
 }
 
-void luma_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist) {
+void luma_histogram_rows(const ConstImageView& src, RowRange rows, HistogramBins& hist,
+                         Loops loops) {
   SubHistograms counts(hist);
   std::vector<std::uint8_t> luma(static_cast<std::size_t>(src.width()));
   for (int y = rows.begin; y < rows.end; ++y) {
-    rgb_luma_row(src.row(y), luma.data(), src.width(), src.channels(), kYcrcbWeights);
+    rgb_luma_row(src.row(y), luma.data(), src.width(), src.channels(), kYcrcbWeights,
+                 cached(loops));
     counts.add(src.width(), [&luma](int x) { return luma[static_cast<std::size_t>(x)]; });
   }
 }
 
 void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                         const std::array<std::uint8_t, 256>& lut) {
+                         const std::array<std::uint8_t, 256>& lut, Loops loops) {
   const int width = src.width();
   const int channels = src.channels();
   const bool has_alpha = channels > kRgbChannels;
@@ -202,13 +215,16 @@ void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRan
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* in = src.row(y);
     std::uint8_t* out = dst.row(y);
-    rgb_luma_row(in, luma.data(), width, channels, kYcrcbWeights);
+    rgb_luma_row(in, luma.data(), width, channels, kYcrcbWeights, cached(loops));
     int x = 0;
-    if (channels == kRgbChannels) {
-      for (int i = 0; i < width; ++i) {
+    if (uses_simd(loops)) {
+      // The SIMD round trip takes the new luma as a row: the table pass first.
+      const auto done =
+          static_cast<int>(simd::lut_row(luma.data(), new_luma.data(), width, lut.data()));
+      for (int i = done; i < width; ++i) {
         new_luma[static_cast<std::size_t>(i)] = lut[luma[static_cast<std::size_t>(i)]];
       }
-      x = detail::equalize_rgb_vector(in, luma.data(), new_luma.data(), out, width);
+      x = simd::equalize_row(in, luma.data(), new_luma.data(), out, width, channels);
     }
     for (; x < width; ++x) {
       const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(x) * channels;
@@ -225,7 +241,7 @@ void equalize_color_rows(const ConstImageView& src, const ImageView& dst, RowRan
   }
 }
 
-void pool2x2_rows(const ConstImageView& src, const ImageView& dst, RowRange rows) {
+void pool2x2_rows(const ConstImageView& src, const ImageView& dst, RowRange rows, Loops loops) {
   const int in_width = src.width();
   const int in_height = src.height();
   const int channels = src.channels();
@@ -235,15 +251,18 @@ void pool2x2_rows(const ConstImageView& src, const ImageView& dst, RowRange rows
     const std::uint8_t* row0 = src.row(top);
     const std::uint8_t* row1 = src.row(std::min(top + 1, in_height - 1));
     std::uint8_t* out = dst.row(oy);
+    const int first = uses_simd(loops) ? simd::pool_row(row0, row1, out, in_width / kPoolStride,
+                                                        channels, detail::output_store(loops))
+                                       : 0;
     switch (channels) {
       case 1:
-        pool_row<1>(row0, row1, out, in_width);
+        pool_row<1>(row0, row1, out, first, in_width);
         break;
       case kRgbChannels:
-        pool_row<kRgbChannels>(row0, row1, out, in_width);
+        pool_row<kRgbChannels>(row0, row1, out, first, in_width);
         break;
       default:
-        pool_row<kRgbChannels + 1>(row0, row1, out, in_width);
+        pool_row<kRgbChannels + 1>(row0, row1, out, first, in_width);
         break;
     }
   }
