@@ -149,6 +149,9 @@ class CudaBackend final : public Backend {
 
   [[nodiscard]] bool computes_on_host() const override { return false; }
   [[nodiscard]] bool takes_device() const override { return true; }
+  [[nodiscard]] int device_count() const override {
+    return static_cast<int>(probe_devices().devices.size());
+  }
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override { return pinned_; }
 
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
