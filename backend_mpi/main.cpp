@@ -1,7 +1,8 @@
 // parfilter-mpi: the shared command line inside MPI_Init/MPI_Finalize. Every rank parses the
 // same arguments (so every rank finds the same usage errors without a message); only rank 0
 // prints, the others' std::cout and std::cerr go nowhere. The jobs run through
-// run_mpi_jobs, which gives every rank the same exit code.
+// run_mpi_jobs, which gives every rank the same exit code. Node backends (--node-backend) are
+// looked up in the registry of every backend this build has.
 #include <mpi.h>
 
 #include <iostream>
@@ -59,6 +60,9 @@ class Silenced {
 
 int main(int argc, char** argv) {
   const MpiSession mpi(argc, argv);
+  parfilter::MpiOptions options = parfilter::default_mpi_options();
+  options.backends = &parfilter::registered_backends;
+  parfilter::set_default_mpi_options(options);
   std::optional<Silenced> silenced;
   if (mpi.rank() != 0) silenced.emplace();
   return parfilter::cli_main(argc, argv, "mpi", &parfilter::make_mpi_backend,
