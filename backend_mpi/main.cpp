@@ -4,7 +4,9 @@
 // run_mpi_jobs, which gives every rank the same exit code. Node backends (--node-backend) are
 // looked up in the registry of every backend this build has.
 #include <mpi.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <iostream>
 #include <optional>
 #include <streambuf>
@@ -56,6 +58,27 @@ class Silenced {
   std::streambuf* err_;
 };
 
+/// mpirun ends a job whose rank or host failed (a rank killed, a daemon lost), or that it was
+/// told to stop, by sending SIGTERM to every rank still running (then SIGKILL a moment later);
+/// under mpirun -q nothing else would say why. Only write(2) and _exit(2) are safe here.
+extern "C" void on_terminate(int /*signal*/) {
+  static constexpr char kLine[] =
+      "parfilter-mpi: the job was aborted: a rank or host failed, or mpirun was stopped "
+      "(mpirun ended every rank)\n";
+  const ssize_t written = write(STDERR_FILENO, kLine, sizeof kLine - 1);
+  (void)written;  // nothing is left to do if even this fails
+  _exit(parfilter::kExitRuntimeFailure);
+}
+
+/// Rank 0 says it in its one line; the others stay silent as always. Installed after
+/// MPI_Init, so that it is the handler in force whatever the MPI library set up.
+void report_termination() {
+  struct sigaction action = {};
+  action.sa_handler = on_terminate;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,6 +88,11 @@ int main(int argc, char** argv) {
   parfilter::set_default_mpi_options(options);
   std::optional<Silenced> silenced;
   if (mpi.rank() != 0) silenced.emplace();
-  return parfilter::cli_main(argc, argv, "mpi", &parfilter::make_mpi_backend,
-                             &parfilter::mpi_detail::run_mpi_jobs);
+  if (mpi.rank() == 0) report_termination();
+  const int exit_code = parfilter::cli_main(argc, argv, "mpi", &parfilter::make_mpi_backend,
+                                            &parfilter::mpi_detail::run_mpi_jobs);
+  // The answer is out. A rank that ends with a non-zero code makes mpirun end the others, rank
+  // 0 maybe still in MPI_Finalize: that is no failure to report.
+  if (mpi.rank() == 0) std::signal(SIGTERM, SIG_IGN);
+  return exit_code;
 }
