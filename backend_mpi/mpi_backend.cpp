@@ -2,11 +2,14 @@
 #include <mpi.h>
 
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "mpi_node.hpp"
 #include "mpi_ops.hpp"
 #include "mpi_rank.hpp"
+#include "mpi_slabs.hpp"
 #include "parfilter/backends/mpi.hpp"
 #include "parfilter/error.hpp"
 #ifdef PARFILTER_MPI_WITH_OPENMP
@@ -40,8 +43,9 @@ class MpiBackend final : public Backend {
  public:
   MpiBackend(const BackendOptions& options, const MpiOptions& mpi)
       : mpi_(mpi),
-        threads_(mpi_detail::threads_per_rank(options)),
-        scheduler_(mpi_detail::make_rank_scheduler(threads_)) {}
+        node_(mpi_detail::make_node_backend(options, mpi)),
+        threads_(node_ ? node_threads(options, *node_) : mpi_detail::threads_per_rank(options)),
+        scheduler_(mpi_detail::make_rank_scheduler(node_ ? 1 : threads_)) {}
   MpiBackend(const MpiBackend&) = delete;
   MpiBackend& operator=(const MpiBackend&) = delete;
   ~MpiBackend() override {
@@ -49,14 +53,26 @@ class MpiBackend final : public Backend {
   }
 
   [[nodiscard]] std::string_view name() const override { return "mpi"; }
-  [[nodiscard]] std::vector<std::string> variants(Op op) const override { return cpu_variants(op); }
+  [[nodiscard]] std::vector<std::string> variants(Op op) const override {
+    return node_ ? node_->variants(op) : cpu_variants(op);
+  }
+  /// With a node backend, whether every rank has its device: agreed over the ranks on the
+  /// first call (every rank makes it at the same point: the command line, the test suite),
+  /// so that a host without one stops every rank, named in the one message.
   [[nodiscard]] Availability availability() const override {
-    if (mpi_running()) return {};
-    return {false,
-            "MPI is not initialized (run parfilter-mpi under mpirun; ctest runs this "
-            "backend's suite as test_cross_backend_mpi)"};
+    if (!mpi_running()) {
+      return {false,
+              "MPI is not initialized (run parfilter-mpi under mpirun; ctest runs this "
+              "backend's suite as test_cross_backend_mpi)"};
+    }
+    if (!node_) return {};
+    if (!node_availability_) node_availability_ = agree_on_node_availability();
+    return *node_availability_;
   }
   [[nodiscard]] int threads() const override { return threads_; }
+  [[nodiscard]] bool takes_device() const override { return node_ && node_->takes_device(); }
+  [[nodiscard]] int device_count() const override { return node_ ? node_->device_count() : 0; }
+  [[nodiscard]] bool takes_distribution_options() const override { return true; }
 
   [[nodiscard]] std::string describe_devices() const override {
     if (!mpi_running()) return "  mpi: " + availability().reason + "\n";
@@ -69,12 +85,54 @@ class MpiBackend final : public Backend {
     MPI_Get_library_version(version, &length);
     std::string library(version, static_cast<std::size_t>(length));
     library = library.substr(0, library.find_first_of(",\n"));
-    return "* mpi: " + std::to_string(size) + " rank(s), root " + std::to_string(mpi_.root) + ", " +
-           std::to_string(threads_) + " thread(s) per rank (" + library + ")\n";
+    std::string text = "* mpi: " + std::to_string(size) + " rank(s), root " +
+                       std::to_string(mpi_.root) + ", " + std::to_string(threads_) +
+                       " thread(s) per rank (" + library + ")\n";
+    if (!node_) return text;
+    // Rank 0's node backend (the others' may have chosen another device).
+    return text + "  node backend " + std::string(node_->name()) + " on rank " +
+           std::to_string(rank) + ":\n" + node_->describe_devices();
   }
+
+  /// Runs the chain; with a node backend, slab_segments' pieces one after another: each run of
+  /// slab ops through the node backend on every rank's slab (one scatter, the node's whole
+  /// run_chain, one gather), each other step on the ranks' CPU kernels.
+  OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
+                     StageTimes* times) override {
+    if (!node_) return Backend::run_chain(chain, input, times);
+    const mpi_detail::Comm& comm = communicator();
+    OpChain resolved;
+    mpi_detail::on_every_rank(comm, [&] { resolved = resolve_chain(*this, chain); });
+    OpOutput output;
+    StageTimes total;
+    bool first = true;
+    for (const OpChain& segment : mpi_detail::slab_segments(resolved)) {
+      const ConstImageView in = first ? input : ConstImageView(output.image.view());
+      StageTimes step_times;
+      OpOutput next;
+      if (mpi_detail::runs_on_slabs(segment.front().op)) {
+        next = mpi_detail::run_slabs(comm, *node_, segment, in, mpi_.result_on_every_rank,
+                                     &step_times);
+      } else {
+        // The node backend's variant names mean nothing to the CPU kernels: their default.
+        OpParams params = segment.front().params;
+        params.variant = cpu_variants(segment.front().op).front();
+        next = mpi_detail::run_distributed(comm, *scheduler_, segment.front().op, in, params,
+                                           mpi_.result_on_every_rank, &step_times);
+      }
+      add_stage_times(total, step_times);
+      output = std::move(next);
+      first = false;
+    }
+    if (times != nullptr) *times = total;
+    return output;
+  }
+
+  [[nodiscard]] Backend* node() const { return node_.get(); }
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
+    if (node_) return run_chain(OpChain{{op, params}}, input, times);
     const mpi_detail::Comm& comm = communicator();
     // Agreed: a rank given parameters the others were not fails them all, none waits.
     OpParams resolved = params;
@@ -103,10 +161,33 @@ class MpiBackend final : public Backend {
     return comm_;
   }
 
+  /// A node backend's threads: a CPU one's own, else the codec threads of a batch's ranks.
+  static int node_threads(const BackendOptions& options, const Backend& node) {
+    return node.computes_on_host() ? node.threads()
+                                   : mpi_detail::device_rank_codec_threads(options);
+  }
+
+  [[nodiscard]] Availability agree_on_node_availability() const {
+    mpi_detail::Comm comm{mpi_.comm};
+    MPI_Comm_rank(comm.comm, &comm.rank);
+    MPI_Comm_size(comm.comm, &comm.size);
+    try {
+      mpi_detail::on_every_rank(comm, [&] {
+        const Availability own = node_->availability();
+        if (!own.present) throw RuntimeError(own.reason + " on host " + mpi_detail::host_name());
+      });
+    } catch (const std::exception& e) {
+      return {false, e.what()};
+    }
+    return {};
+  }
+
   MpiOptions mpi_;
+  std::unique_ptr<Backend> node_;
   int threads_;
   std::unique_ptr<RowScheduler> scheduler_;
   mpi_detail::Comm comm_;
+  mutable std::optional<Availability> node_availability_;
 };
 
 }  // namespace
@@ -133,6 +214,11 @@ std::unique_ptr<RowScheduler> make_rank_scheduler(int threads) {
 #endif
   (void)threads;
   return std::make_unique<OneBlockScheduler>();
+}
+
+Backend* node_backend_of(const Backend& backend) {
+  const auto* mpi = dynamic_cast<const MpiBackend*>(&backend);
+  return mpi != nullptr ? mpi->node() : nullptr;
 }
 
 std::unique_ptr<Backend> make_rank_local_backend(const BackendOptions& options) {

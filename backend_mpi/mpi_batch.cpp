@@ -3,9 +3,11 @@
 // second thread answers the others) runs the batch pipeline of every executable over the jobs
 // it is given: its workers decode and encode while its backend computes, and it asks for the
 // next job as soon as its window has room. A job's failure and report lines travel to the
-// root, which alone prints them, with a progress line per finished image and a summary. A
-// failure outside any job (the protocol itself) aborts the MPI job: the other ranks would
-// otherwise wait forever.
+// root, which alone prints them, with a progress line per finished image and a summary. With
+// the files on the root (--files-on root, the default) the root alone opens files: it sends
+// each job's input file with the job and writes the encoded output that comes back with the
+// result; the other ranks decode and encode. A failure outside any job (the protocol itself)
+// aborts the MPI job: the other ranks would otherwise wait forever.
 #include <mpi.h>
 
 #include <algorithm>
@@ -13,18 +15,19 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "mpi_comm.hpp"
 #include "mpi_driver.hpp"
+#include "mpi_messages.hpp"
 #include "mpi_rank.hpp"
 
 namespace parfilter::mpi_detail {
@@ -32,11 +35,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kRequestTag = 200;  ///< worker -> root: give me a job
-constexpr int kResultTag = 201;   ///< worker -> root: one job's result
-constexpr int kAssignTag = 202;   ///< root -> worker: the next job, or kNoMoreJobs
-constexpr int kDoneTag = 203;     ///< worker -> root: every job of mine has finished
-constexpr int kNoMoreJobs = -1;
 /// How often the root's dispatcher looks for requests: short next to any image's time, long
 /// enough that the polling thread costs its core nothing.
 constexpr auto kPollInterval = std::chrono::microseconds(500);
@@ -44,74 +42,6 @@ constexpr int kAbortCode = 1;
 
 double elapsed_ms(Clock::time_point since) {
   return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-}
-
-/// What a rank reports about one job.
-struct JobResult {
-  int job = kNoMoreJobs;  ///< the job's index; kNoMoreJobs in a worker's first request
-  int exit_code = kExitSuccess;
-  std::string error;
-  std::vector<ReportLine> lines;
-};
-
-// ---- the result as bytes: fixed-width integers, then length-prefixed strings ------------------
-void put_int(std::string& out, std::int64_t value) {
-  char bytes[sizeof value];
-  std::memcpy(bytes, &value, sizeof value);
-  out.append(bytes, sizeof value);
-}
-
-void put_string(std::string& out, const std::string& text) {
-  put_int(out, static_cast<std::int64_t>(text.size()));
-  out += text;
-}
-
-std::string pack(const JobResult& result) {
-  std::string out;
-  put_int(out, result.job);
-  put_int(out, result.exit_code);
-  put_string(out, result.error);
-  put_int(out, static_cast<std::int64_t>(result.lines.size()));
-  for (const ReportLine& line : result.lines) {
-    put_int(out, line.to_stdout ? 1 : 0);
-    put_string(out, line.text);
-  }
-  return out;
-}
-
-class Unpacker {
- public:
-  explicit Unpacker(const std::string& bytes) : bytes_(bytes) {}
-  std::int64_t get_int() {
-    std::int64_t value = 0;
-    std::memcpy(&value, bytes_.data() + at_, sizeof value);
-    at_ += sizeof value;
-    return value;
-  }
-  std::string get_string() {
-    const auto size = static_cast<std::size_t>(get_int());
-    std::string text = bytes_.substr(at_, size);
-    at_ += size;
-    return text;
-  }
-
- private:
-  const std::string& bytes_;
-  std::size_t at_ = 0;
-};
-
-JobResult unpack(const std::string& bytes) {
-  Unpacker in(bytes);
-  JobResult result;
-  result.job = static_cast<int>(in.get_int());
-  result.exit_code = static_cast<int>(in.get_int());
-  result.error = in.get_string();
-  const auto lines = in.get_int();
-  for (std::int64_t i = 0; i < lines; ++i) {
-    const bool to_stdout = in.get_int() != 0;
-    result.lines.push_back({to_stdout, in.get_string()});
-  }
-  return result;
 }
 
 // ---- the root's side ------------------------------------------------------------------------
@@ -171,13 +101,62 @@ class Tally {
   int exit_code_ = kExitSuccess;
 };
 
+/// What the root's dispatcher needs: the runner, and whether the files are the root's alone.
+struct Dispatch {
+  const JobRunner& runner;
+  MPI_Comm comm;
+  bool files_on_root;
+  JobQueue& queue;
+  Tally& tally;
+};
+
+/// Gives `worker` its next job: with the files on the root, the input's bytes follow it, and a
+/// job whose input the root cannot read (or whose output it cannot write) fails here, on the
+/// root, and the next one is tried.
+void assign_next(const Dispatch& d, int worker, int root) {
+  for (;;) {
+    const int job = d.queue.next();
+    if (job == kNoMoreJobs || !d.files_on_root) {
+      MPI_Send(&job, 1, MPI_INT, worker, kAssignTag, d.comm);
+      return;
+    }
+    std::vector<std::uint8_t> input;
+    try {
+      input = d.runner.read_input(d.runner.jobs()[static_cast<std::size_t>(job)]);
+    } catch (...) {
+      d.tally.record(failed_job(job, std::current_exception()), root);
+      continue;
+    }
+    MPI_Send(&job, 1, MPI_INT, worker, kAssignTag, d.comm);
+    send_bytes(d.comm, worker, kInputTag, input);
+    return;
+  }
+}
+
+/// A worker's result; with the files on the root, its output's bytes follow it and the root
+/// writes them (atomically), a failed write becoming the job's failure.
+void record_result(const Dispatch& d, const std::string& packed, int worker) {
+  JobResult result = unpack(packed);
+  if (d.files_on_root) {
+    const std::vector<std::uint8_t> output = recv_bytes(d.comm, worker, kOutputTag);
+    if (result.exit_code == kExitSuccess) {
+      try {
+        d.runner.write_output(d.runner.jobs()[static_cast<std::size_t>(result.job)], output);
+      } catch (...) {
+        result = failed_job(result.job, std::current_exception());
+      }
+    }
+  }
+  d.tally.record(result, worker);
+}
+
 /// Answers every worker's requests and records their results until each has finished.
-void serve_workers(MPI_Comm comm, int workers, JobQueue& queue, Tally& tally) {
+void serve_workers(const Dispatch& d, int workers, int root) {
   std::string buffer;
   for (int active = workers; active > 0;) {
     int pending = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &pending, &status);
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d.comm, &pending, &status);
     if (pending == 0) {
       std::this_thread::sleep_for(kPollInterval);
       continue;
@@ -185,13 +164,12 @@ void serve_workers(MPI_Comm comm, int workers, JobQueue& queue, Tally& tally) {
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     buffer.resize(static_cast<std::size_t>(bytes));
-    MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm,
+    MPI_Recv(buffer.data(), bytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, d.comm,
              MPI_STATUS_IGNORE);
     if (status.MPI_TAG == kResultTag) {
-      tally.record(unpack(buffer), status.MPI_SOURCE);
+      record_result(d, buffer, status.MPI_SOURCE);
     } else if (status.MPI_TAG == kRequestTag) {
-      const int next = queue.next();
-      MPI_Send(&next, 1, MPI_INT, status.MPI_SOURCE, kAssignTag, comm);
+      assign_next(d, status.MPI_SOURCE, root);
     } else if (status.MPI_TAG == kDoneTag) {
       --active;
     }
@@ -199,43 +177,21 @@ void serve_workers(MPI_Comm comm, int workers, JobQueue& queue, Tally& tally) {
 }
 
 // ---- every rank's side ------------------------------------------------------------------------
-/// A finished job as the root reports it.
-JobResult result_of(const JobRunner& runner, std::size_t job, const JobOutcome& outcome,
-                    const std::optional<int>& threshold) {
-  const CliJob& cli_job = runner.jobs()[job];
-  JobResult result;
-  result.job = static_cast<int>(job);
-  try {
-    if (outcome.failure) std::rethrow_exception(outcome.failure);
-    OpOutput reported;
-    reported.threshold = threshold;
-    result.lines = runner.report(
-        cli_job, reported, runner.stage_times(outcome.load_ms, outcome.compute, outcome.save_ms));
-  } catch (...) {
-    std::exception_ptr failure = std::current_exception();
-    if (outcome.failure && outcome.failed_stage == JobStage::compute) {
-      failure = job_failure_naming(cli_job.input, failure);
-    }
-    result.exit_code = exit_code_for(failure);
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      result.error = e.what();
-    } catch (...) {
-      result.error = cli_job.input.string() + ": unknown failure";
-    }
-  }
-  return result;
-}
-
 /// This rank's jobs for the pipeline: from the root's queue (on the root) or by asking it (on
 /// a worker). A worker's MPI calls all happen on the thread that runs the pipeline (inside
 /// next_job and at the end), so MPI_THREAD_FUNNELED is enough there: results finished on
-/// other threads wait in an outbox.
+/// other threads wait in an outbox. With the files on the root, a worker's inputs arrive with
+/// their jobs and wait for their decode in `inputs_`; its encoded outputs go with the results.
 class RankJobs final : public BatchJobs {
  public:
-  RankJobs(const JobRunner& runner, MPI_Comm comm, int root, JobQueue* queue, Tally* tally)
-      : runner_(runner), comm_(comm), root_(root), queue_(queue), tally_(tally),
+  RankJobs(const JobRunner& runner, MPI_Comm comm, int root, bool files_on_root, JobQueue* queue,
+           Tally* tally)
+      : runner_(runner),
+        comm_(comm),
+        root_(root),
+        files_on_root_(files_on_root),
+        queue_(queue),
+        tally_(tally),
         thresholds_(runner.jobs().size()) {}
 
   std::optional<std::size_t> next_job() override {
@@ -246,25 +202,42 @@ class RankJobs final : public BatchJobs {
       send_outbox();
       MPI_Send(nullptr, 0, MPI_BYTE, root_, kRequestTag, comm_);
       MPI_Recv(&next, 1, MPI_INT, root_, kAssignTag, comm_, MPI_STATUS_IGNORE);
+      if (next != kNoMoreJobs && ships_files()) {
+        std::vector<std::uint8_t> input = recv_bytes(comm_, root_, kInputTag);
+        const std::scoped_lock lock(mutex_);
+        inputs_[static_cast<std::size_t>(next)] = std::move(input);
+      }
     }
     if (next == kNoMoreJobs) return std::nullopt;
     return static_cast<std::size_t>(next);
   }
   Image load(std::size_t job, const StageContext& context) override {
-    return runner_.load(runner_.jobs()[job], context);
+    const CliJob& cli_job = runner_.jobs()[job];
+    if (!ships_files()) return runner_.load(cli_job, context);
+    const std::vector<std::uint8_t> input = take(inputs_, job);
+    return runner_.decode_input(cli_job, input, context);
   }
   void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
-    runner_.save(runner_.jobs()[job], output, &context);
+    const CliJob& cli_job = runner_.jobs()[job];
+    if (ships_files()) {
+      std::vector<std::uint8_t> encoded = runner_.encode_output(cli_job, output, context);
+      const std::scoped_lock lock(mutex_);
+      outputs_[job] = std::move(encoded);
+    } else {
+      runner_.save(cli_job, output, &context);
+    }
     thresholds_[job] = output.threshold;
   }
   void finished(std::size_t job, const JobOutcome& outcome) override {
-    const JobResult result = result_of(runner_, job, outcome, thresholds_[job]);
+    const JobResult result = result_of(runner_, job, outcome, thresholds_[job], files_on_root_);
     if (tally_ != nullptr) {
       tally_->record(result, root_);
       return;
     }
-    const std::scoped_lock lock(outbox_mutex_);
-    outbox_.push_back(pack(result));
+    std::vector<std::uint8_t> output =
+        ships_files() ? take(outputs_, job) : std::vector<std::uint8_t>{};
+    const std::scoped_lock lock(mutex_);
+    outbox_.push_back({pack(result), std::move(output)});
   }
   /// A worker's last messages: the results not sent yet, then that it has finished.
   void finish_worker() {
@@ -273,32 +246,55 @@ class RankJobs final : public BatchJobs {
   }
 
  private:
+  struct Outgoing {
+    std::string result;
+    std::vector<std::uint8_t> output;  ///< the encoded file, with the files on the root
+  };
+
+  /// Whether this rank gets and gives files' bytes instead of opening them: a worker, with the
+  /// files on the root.
+  [[nodiscard]] bool ships_files() const { return files_on_root_ && queue_ == nullptr; }
+
+  std::vector<std::uint8_t> take(std::map<std::size_t, std::vector<std::uint8_t>>& from,
+                                 std::size_t job) {
+    const std::scoped_lock lock(mutex_);
+    const auto it = from.find(job);
+    if (it == from.end()) return {};  // a job that failed before it made any
+    std::vector<std::uint8_t> bytes = std::move(it->second);
+    from.erase(it);
+    return bytes;
+  }
+
   void send_outbox() {
-    std::vector<std::string> ready;
+    std::vector<Outgoing> ready;
     {
-      const std::scoped_lock lock(outbox_mutex_);
+      const std::scoped_lock lock(mutex_);
       ready.swap(outbox_);
     }
-    for (const std::string& packed : ready) {
-      MPI_Send(packed.data(), static_cast<int>(packed.size()), MPI_BYTE, root_, kResultTag,
+    for (const Outgoing& out : ready) {
+      MPI_Send(out.result.data(), static_cast<int>(out.result.size()), MPI_BYTE, root_, kResultTag,
                comm_);
+      if (files_on_root_) send_bytes(comm_, root_, kOutputTag, out.output);
     }
   }
 
   const JobRunner& runner_;
   MPI_Comm comm_;
   int root_;
+  bool files_on_root_;
   JobQueue* queue_;
   Tally* tally_;
   std::vector<std::optional<int>> thresholds_;  // each written by its own job's save
-  std::mutex outbox_mutex_;
-  std::vector<std::string> outbox_;
+  std::mutex mutex_;                            // guards inputs_, outputs_ and outbox_
+  std::map<std::size_t, std::vector<std::uint8_t>> inputs_;
+  std::map<std::size_t, std::vector<std::uint8_t>> outputs_;
+  std::vector<Outgoing> outbox_;
 };
 
 /// Runs this rank's share of the batch through the pipeline.
 void run_rank_pipeline(const JobRunner& runner, Backend& backend, RankJobs& jobs) {
   PipelineOptions options = runner.pipeline_options();
-  options.threads = backend.computes_on_host() ? backend.threads() : options.threads;
+  options.threads = backend.computes_on_host() ? backend.threads() : runner.backend().threads();
   options.compute_on_host = backend.computes_on_host();
   run_batch_pipeline(backend, runner.chain(), jobs, options);
 }
@@ -322,15 +318,25 @@ bool threads_may_call_mpi() {
 
 }  // namespace
 
+bool files_on_root(const BackendOptions& options) { return options.files_on != "every-rank"; }
+
 int run_batch(const JobRunner& runner) {
   const auto start = Clock::now();
   Comm world{MPI_COMM_WORLD};
   MPI_Comm_rank(world.comm, &world.rank);
   MPI_Comm_size(world.comm, &world.size);
-  // Every rank makes the directory (they need not share a file system); a failure anywhere
-  // stops every rank.
-  on_every_rank(world, [&] { runner.create_out_dir(); });
-  const std::unique_ptr<Backend> backend = make_rank_local_backend(runner.backend_options());
+  const bool on_root = files_on_root(runner.backend_options());
+  // With the files on every rank each makes the directory (they need not share a file
+  // system); a failure anywhere stops every rank.
+  on_every_rank(world, [&] {
+    if (!on_root || world.is_root()) runner.create_out_dir();
+  });
+  std::unique_ptr<Backend> own_backend;
+  Backend* backend = node_backend_of(runner.backend());
+  if (backend == nullptr) {
+    own_backend = make_rank_local_backend(runner.backend_options());
+    backend = own_backend.get();
+  }
 
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_dup(world.comm, &comm);
@@ -339,16 +345,17 @@ int run_batch(const JobRunner& runner) {
     JobQueue queue(runner.jobs());
     Tally tally(runner);
     const int workers = world.size - 1;
-    RankJobs own_jobs(runner, comm, world.root, &queue, &tally);
+    RankJobs own_jobs(runner, comm, world.root, on_root, &queue, &tally);
+    const Dispatch dispatch{runner, comm, on_root, queue, tally};
     or_abort([&] {
       if (workers > 0 && threads_may_call_mpi()) {
         // The root computes too; a second thread answers the workers meanwhile.
         std::thread dispatcher(
-            [&] { or_abort([&] { serve_workers(comm, workers, queue, tally); }); });
+            [&] { or_abort([&] { serve_workers(dispatch, workers, world.root); }); });
         run_rank_pipeline(runner, *backend, own_jobs);
         dispatcher.join();
       } else if (workers > 0) {
-        serve_workers(comm, workers, queue, tally);
+        serve_workers(dispatch, workers, world.root);
       } else {
         run_rank_pipeline(runner, *backend, own_jobs);
       }
@@ -357,7 +364,7 @@ int run_batch(const JobRunner& runner) {
                               world.size));
     exit_code = tally.exit_code();
   } else {
-    RankJobs jobs(runner, comm, world.root, nullptr, nullptr);
+    RankJobs jobs(runner, comm, world.root, on_root, nullptr, nullptr);
     or_abort([&] {
       run_rank_pipeline(runner, *backend, jobs);
       jobs.finish_worker();

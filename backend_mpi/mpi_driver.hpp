@@ -11,6 +11,10 @@ namespace parfilter::mpi_detail {
 /// only the root prints.
 [[nodiscard]] int run_mpi_jobs(const JobRunner& runner);
 
+/// Whether a batch's files are the root's alone (--files-on root, the default): the root reads
+/// every input and writes every output, the others get and give their bytes.
+[[nodiscard]] bool files_on_root(const BackendOptions& options);
+
 /// The batch: every rank, the root included, loads, computes and saves the images the root
 /// hands it, one at a time, largest file first; the root prints each failure, the progress
 /// and a summary.

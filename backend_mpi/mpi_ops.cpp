@@ -236,7 +236,10 @@ std::pair<Plan, Compute> plan_op(Op op, const OpParams& params, const Geometry& 
   throw std::logic_error("plan_op: unknown op");
 }
 
-/// The root's input geometry, checked on the root and broadcast.
+double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
+
+}  // namespace
+
 Geometry broadcast_geometry(const Comm& comm, const ConstImageView& input) {
   int dims[3] = {0, 0, 0};
   on_every_rank(comm, [&] {
@@ -256,9 +259,45 @@ Geometry broadcast_geometry(const Comm& comm, const ConstImageView& input) {
   return {dims[0], dims[1], dims[2]};
 }
 
-double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
+ResultRows allocate_result(const Comm& comm, const std::optional<Geometry>& out, RowRange block) {
+  ResultRows result;
+  on_every_rank(comm, [&] {
+    if (out && comm.is_root()) {
+      result.image = Image::uninitialized(out->width, out->height, out->channels);
+      result.rows = LocalRows::borrowing(result.image.view(), block);
+    } else if (out) {
+      result.rows = LocalRows(*out, block);
+    }
+  });
+  return result;
+}
 
-}  // namespace
+void gather_result(const Comm& comm, const Geometry& out, const std::vector<RowRange>& blocks,
+                   bool result_on_every_rank, ResultRows& result, OpOutput& output) {
+  gather_rows(comm, out, result.rows.view(), blocks, result.image);
+  if (result_on_every_rank) {
+    on_every_rank(comm, [&] {
+      // Every row is broadcast into it.
+      if (!comm.is_root()) result.image = Image::uninitialized(out.width, out.height, out.channels);
+    });
+    const RowType row(out);
+    MPI_Bcast(result.image.data(), out.height, row.get(), comm.root, comm.comm);
+  }
+  if (comm.is_root() || result_on_every_rank) output.image = std::move(result.image);
+}
+
+void agree_on_times(const Comm& comm, double scatter_ms, double compute_ms, double gather_ms,
+                    StageTimes* times) {
+  // The root's scatter and gather times, and the slowest rank's compute, on every rank.
+  double stage_ms[3] = {comm.is_root() ? scatter_ms : 0.0, comm.is_root() ? gather_ms : 0.0,
+                        compute_ms};
+  MPI_Allreduce(MPI_IN_PLACE, stage_ms, 3, MPI_DOUBLE, MPI_MAX, comm.comm);
+  if (times != nullptr) {
+    times->upload_ms = stage_ms[0];
+    times->download_ms = stage_ms[1];
+    times->compute_ms = stage_ms[2];
+  }
+}
 
 OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
                          const ConstImageView& input, const OpParams& params,
@@ -271,16 +310,9 @@ OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
   // Every buffer is allocated before the first transfer: the root's output image (its own
   // block is computed in place there), the others' input and output rows. The root's image
   // is left uninitialized: the blocks cover every row, each computed or gathered in full.
-  Image image;
+  ResultRows result = allocate_result(comm, plan.out, block);
   LocalRows in_rows;
-  LocalRows out_rows;
   on_every_rank(comm, [&] {
-    if (plan.out && comm.is_root()) {
-      image = Image::uninitialized(plan.out->width, plan.out->height, plan.out->channels);
-      out_rows = LocalRows::borrowing(image.view(), block);
-    } else if (plan.out) {
-      out_rows = LocalRows(*plan.out, block);
-    }
     if (!comm.is_root()) in_rows = LocalRows(in, plan.needs[rank]);
   });
 
@@ -289,35 +321,12 @@ OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
   const double scatter_ms = since_ms(scatter_start);
 
   const double compute_start = MPI_Wtime();
-  OpOutput output = compute(Local{comm, scheduler, in, local_in, out_rows.view(), block});
+  OpOutput output = compute(Local{comm, scheduler, in, local_in, result.rows.view(), block});
   const double compute_ms = since_ms(compute_start);
 
   const double gather_start = MPI_Wtime();
-  if (plan.out) {
-    gather_rows(comm, *plan.out, out_rows.view(), plan.blocks, image);
-    if (result_on_every_rank) {
-      on_every_rank(comm, [&] {
-        // Every row is broadcast into it.
-        if (!comm.is_root()) {
-          image = Image::uninitialized(plan.out->width, plan.out->height, plan.out->channels);
-        }
-      });
-      const RowType row(*plan.out);
-      MPI_Bcast(image.data(), plan.out->height, row.get(), comm.root, comm.comm);
-    }
-    if (comm.is_root() || result_on_every_rank) output.image = std::move(image);
-  }
-  const double gather_ms = since_ms(gather_start);
-
-  // The root's scatter and gather times, and the slowest rank's compute, on every rank.
-  double stage_ms[3] = {comm.is_root() ? scatter_ms : 0.0, comm.is_root() ? gather_ms : 0.0,
-                        compute_ms};
-  MPI_Allreduce(MPI_IN_PLACE, stage_ms, 3, MPI_DOUBLE, MPI_MAX, comm.comm);
-  if (times != nullptr) {
-    times->upload_ms = stage_ms[0];
-    times->download_ms = stage_ms[1];
-    times->compute_ms = stage_ms[2];
-  }
+  if (plan.out) gather_result(comm, *plan.out, plan.blocks, result_on_every_rank, result, output);
+  agree_on_times(comm, scatter_ms, compute_ms, since_ms(gather_start), times);
   return output;
 }
 

@@ -17,6 +17,9 @@ namespace parfilter::mpi_detail {
 /// one block on the calling thread.
 [[nodiscard]] std::unique_ptr<RowScheduler> make_rank_scheduler(int threads);
 
+/// The node backend of an MPI backend (--node-backend), or null: what a batch job runs on.
+[[nodiscard]] Backend* node_backend_of(const Backend& backend);
+
 /// The shared CPU composition on this rank alone, with make_rank_scheduler: what a batch
 /// job runs (it calls no MPI function, so it needs no other rank and no MPI thread support).
 [[nodiscard]] std::unique_ptr<Backend> make_rank_local_backend(const BackendOptions& options);

@@ -6,18 +6,21 @@
 #   tcp: 2 simulated hosts x 2 ranks (network namespaces joined by a bridge, made by
 #        tests/mpi/netns_lib.sh as for the test test_mpi_netns), TCP only (--mca btl tcp,self);
 #
-# alternating, --repeats times each; it reports the median of the batch's own time (its summary
-# line, without mpirun's start-up), the images per second of each and the ratio tcp / shm (the
-# goal of "MPI across hosts": at least 80%). Both run on this machine's cores: the hosts are
-# simulated, so this measures what TCP and the batch protocol across hosts cost, not a real
-# network's bandwidth or a second machine's cores.
+# alternating, --repeats times each, for each way of opening the files (--files-on: root, the
+# default, where rank 0 reads every input and writes every output and the bytes cross the
+# network; every-rank, where each rank opens its own); it reports the median of the batch's own
+# time (its summary line, without mpirun's start-up), the images per second of each and the
+# ratio tcp / shm (the goal of "MPI across hosts": at least 80%). Both run on this machine's
+# cores: the hosts are simulated, so this measures what TCP and the batch protocol across
+# hosts cost, not a real network's bandwidth or a second machine's cores.
 #
 #   scripts/bench-mpi-netns.sh [--build-dir DIR] [--images N] [--width W] [--height H]
 #                              [--op "OP [OPTION...]"] [--repeats N]
+#                              [--files-on root|every-rank|both]
 #
 # Defaults: build dir build/ (or $BUILD_DIR; it needs backend_mpi/parfilter-mpi and
 # backend_serial/parfilter-serial built), 16 images of 2048x1152 (random pixels, blurred once:
-# about 4 MB each as PNG), op gaussian, 3 repeats. Needs root and `ip netns` (as the test);
+# about 4 MB each as PNG), op gaussian, 3 repeats, both ways of opening the files. Needs root and `ip netns` (as the test);
 # everything it creates, images included, is removed when it ends.
 set -euo pipefail
 
@@ -29,6 +32,7 @@ height=1152
 op="gaussian"
 repeats=3
 ranks=4
+files_on="both"
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
 while [[ $# -gt 0 ]]; do
@@ -39,10 +43,16 @@ while [[ $# -gt 0 ]]; do
     --height) height="$2"; shift 2 ;;
     --op) op="$2"; shift 2 ;;
     --repeats) repeats="$2"; shift 2 ;;
+    --files-on) files_on="$2"; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "bench-mpi-netns.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+case "$files_on" in
+  root | every-rank) modes=("$files_on") ;;
+  both) modes=(root every-rank) ;;
+  *) echo "bench-mpi-netns.sh: --files-on takes root, every-rank or both" >&2; exit 2 ;;
+esac
 if (((width * 3) % 4 != 0)); then
   echo "bench-mpi-netns.sh: --width must be a multiple of 4" >&2
   exit 2
@@ -99,39 +109,44 @@ batch_seconds() {
   sed -n 's/.* in \([0-9.]*\) s:.*/\1/p' <<<"$summary"
 }
 
-shm=()
-tcp=()
-for ((r = 1; r <= repeats; r++)); do
-  rm -rf "$work/out-shm"
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR="$work/session-mpirun" \
-    timeout 300 mpiexec -n "$ranks" --oversubscribe --bind-to none -q --mca pml ob1 \
-    --mca btl vader,self --mca mpi_yield_when_idle 1 \
-    "$mpi_exe" "${op_args[@]}" --out-dir "$work/out-shm" "${inputs[@]}" 2>"$work/shm.err" ||
-    true
-  shm+=("$(batch_seconds "$work/shm.err")")
-
-  rm -rf "$work/out-tcp"
-  netns_mpirun 300 "$work/hosts" "$ranks" "$mpi_exe" "${op_args[@]}" --out-dir "$work/out-tcp" \
-    "${inputs[@]}" 2>"$work/tcp.err" || true
-  tcp+=("$(batch_seconds "$work/tcp.err")")
-  echo "  repeat $r: shm ${shm[-1]} s, tcp ${tcp[-1]} s" >&2
-done
-# The same bytes either way.
-for input in "${inputs[@]}"; do
-  name="$(basename "$input")"
-  cmp -s "$work/out-shm/$name" "$work/out-tcp/$name" ||
-    { echo "bench-mpi-netns.sh: $name differs between shm and tcp" >&2; exit 1; }
-done
-
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-shm_s="$(median "${shm[@]}")"
-tcp_s="$(median "${tcp[@]}")"
-awk -v n="$images" -v s="$shm_s" -v t="$tcp_s" -v op="$op" -v size="${width}x${height}" \
-  -v ranks="$ranks" 'BEGIN {
-  printf "| run (%d ranks, %d PNGs %s, %s) | batch time (s, median) | images/s |\n",
-         ranks, n, size, op
-  printf "| --- | ---: | ---: |\n"
-  printf "| shm: 1 host, vader | %.3f | %.2f |\n", s, n / s
-  printf "| tcp: 2 hosts x %d, TCP only | %.3f | %.2f |\n", ranks / 2, t, n / t
-  printf "\ntcp / shm throughput: %.0f%% (goal: at least 80%%)\n", 100 * s / t
-}'
+encoded_mb="$(du -cm "${inputs[@]}" | tail -n 1 | cut -f1)"
+rows=()
+for mode in "${modes[@]}"; do
+  shm=()
+  tcp=()
+  for ((r = 1; r <= repeats; r++)); do
+    rm -rf "$work/out-shm"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 TMPDIR="$work/session-mpirun" \
+      timeout 300 mpiexec -n "$ranks" --oversubscribe --bind-to none -q --mca pml ob1 \
+      --mca btl vader,self --mca mpi_yield_when_idle 1 \
+      "$mpi_exe" "${op_args[@]}" --files-on "$mode" --out-dir "$work/out-shm" "${inputs[@]}" \
+      2>"$work/shm.err" || true
+    shm+=("$(batch_seconds "$work/shm.err")")
+
+    rm -rf "$work/out-tcp"
+    netns_mpirun 300 "$work/hosts" "$ranks" "$mpi_exe" "${op_args[@]}" --files-on "$mode" \
+      --out-dir "$work/out-tcp" "${inputs[@]}" 2>"$work/tcp.err" || true
+    tcp+=("$(batch_seconds "$work/tcp.err")")
+    echo "  $mode, repeat $r: shm ${shm[-1]} s, tcp ${tcp[-1]} s" >&2
+  done
+  # The same bytes either way.
+  for input in "${inputs[@]}"; do
+    name="$(basename "$input")"
+    cmp -s "$work/out-shm/$name" "$work/out-tcp/$name" ||
+      { echo "bench-mpi-netns.sh: $name differs between shm and tcp" >&2; exit 1; }
+  done
+  rows+=("$mode $(median "${shm[@]}") $(median "${tcp[@]}")")
+done
+
+printf '%s\n' "${rows[@]}" | awk -v n="$images" -v op="$op" -v size="${width}x${height}" \
+  -v ranks="$ranks" -v mb="$encoded_mb" '
+  NR == 1 {
+    printf "%d ranks, %d PNGs of %s (%d MB encoded), %s; batch time: median\n\n", ranks, n, \
+           size, mb, op
+    printf "| --files-on | shm: 1 host, vader (s, images/s) | tcp: 2 hosts x %d (s, images/s) |", \
+           ranks / 2
+    printf " tcp / shm |\n| --- | ---: | ---: | ---: |\n"
+  }
+  { printf "| %s | %.3f, %.2f | %.3f, %.2f | %.0f%% |\n", $1, $2, n / $2, $3, n / $3, 100 * $2 / $3 }
+  END { printf "\ngoal: tcp / shm at least 80%%\n" }'

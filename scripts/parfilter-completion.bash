@@ -8,6 +8,8 @@ _parfilter() {
     --output) mapfile -t COMPREPLY < <(compgen -W "magnitude l1 dx dy" -- "$cur"); return ;;
     --se) mapfile -t COMPREPLY < <(compgen -W "rect:3x3 cross:3x3 ellipse:5x5" -- "$cur"); return ;;
     --format) mapfile -t COMPREPLY < <(compgen -W "png bmp jpg jpeg tga csv" -- "$cur"); return ;;
+    --files-on) mapfile -t COMPREPLY < <(compgen -W "root every-rank" -- "$cur"); return ;;
+    --node-backend) mapfile -t COMPREPLY < <(compgen -W "serial pthread openmp cuda opencl" -- "$cur"); return ;;
     --out-dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
     --variant|--sigma|--iterations|--window|--min-contrast|--threads|--repeat|--png-level|\
     --jpeg-quality|--max-image-bytes|--device|--platform) return ;;

@@ -163,6 +163,9 @@ class CudaBackend final : public Backend {
 
   [[nodiscard]] bool computes_on_host() const override { return false; }
   [[nodiscard]] bool takes_device() const override { return true; }
+  [[nodiscard]] int device_count() const override {
+    return static_cast<int>(probe_devices().devices.size());
+  }
   /// Also starts creating the CUDA context on another thread (a few hundred milliseconds),
   /// so that it overlaps the first decodes instead of delaying the first upload.
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {

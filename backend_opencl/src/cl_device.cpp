@@ -136,6 +136,15 @@ DeviceChoice choose_device(const DeviceList& list, const DeviceRequest& request)
   return {std::nullopt, "no OpenCL device matching " + in_quotes(request.device) + where};
 }
 
+std::size_t candidate_count(const DeviceList& list, std::string_view platform) {
+  std::size_t count = 0;
+  for (const DeviceInfo& device : list.devices) {
+    const auto p = static_cast<std::size_t>(device.platform);
+    if (platform.empty() || platform_matches(list.platforms[p], p, platform)) ++count;
+  }
+  return count;
+}
+
 DeviceList enumerate_devices() {
   DeviceList list;
   cl_uint platform_count = 0;

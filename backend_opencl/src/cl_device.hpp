@@ -66,6 +66,10 @@ struct DeviceChoice {
 };
 [[nodiscard]] DeviceChoice choose_device(const DeviceList& list, const DeviceRequest& request);
 
+/// How many devices an index (--device N) can name on the platforms `platform` matches
+/// (every platform when empty): parfilter-mpi picks one by each rank's local rank.
+[[nodiscard]] std::size_t candidate_count(const DeviceList& list, std::string_view platform);
+
 /// Every platform and device of this machine (an empty list when the ICD loader finds none).
 [[nodiscard]] DeviceList enumerate_devices();
 

@@ -41,6 +41,9 @@ class OpenClBackend final : public Backend {
   }
   [[nodiscard]] bool computes_on_host() const override { return false; }
   [[nodiscard]] bool takes_device() const override { return true; }
+  [[nodiscard]] int device_count() const override {
+    return static_cast<int>(opencl::candidate_count(devices_, request_.platform));
+  }
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
     if (!choice_.device) return nullptr;
     return Runtime::of(devices_.devices[*choice_.device].id).host_pool();

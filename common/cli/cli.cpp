@@ -125,6 +125,14 @@ void add_options(CLI::App& app, CliArgs& args) {
                  "device backends: platform index or name substring (see --list-devices)");
   app.add_option("--device", args.device,
                  "device backends: device index or name substring (see --list-devices)");
+  app.add_option("--node-backend", args.node_backend,
+                 "mpi: the backend each rank computes with (serial, pthread, openmp, cuda, "
+                 "opencl; default: the CPU kernels on --threads OpenMP threads)");
+  app.add_option("--files-on", args.files_on,
+                 "mpi batch: root (rank 0 alone reads and writes the files, sending their bytes: "
+                 "the default, no shared file system needed) or every-rank (each rank opens its "
+                 "own: a shared file system)")
+      ->check(CLI::IsMember({"root", "every-rank"}));
   app.add_flag("--list-devices", args.list_devices, "list the devices this backend can use");
   app.add_option("--repeat", args.repeat, "run N times, report the median compute time")
       ->capture_default_str();
@@ -174,7 +182,12 @@ void check_backend_option(const Backend& backend, const std::string& option) {
     throw UsageError("--threads does not apply to parfilter-" + name +
                      ", which runs on one thread (pthread, openmp, mpi, cuda and opencl take it)");
   }
-  if (option != "--threads" && !backend.takes_device()) {
+  if ((option == "--node-backend" || option == "--files-on") &&
+      !backend.takes_distribution_options()) {
+    throw UsageError(option + " does not apply to parfilter-" + name +
+                     ", which runs in one process (mpi takes it)");
+  }
+  if ((option == "--device" || option == "--platform") && !backend.takes_device()) {
     throw UsageError(option + " does not apply to parfilter-" + name +
                      ", which has no devices (cuda and opencl take it)");
   }
@@ -244,7 +257,8 @@ cli_detail::ParsedCommand cli_detail::parse_args(int argc, const char* const* ar
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
   check_common_options(args);
-  for (const char* option : {"--threads", "--device", "--platform"}) {
+  for (const char* option :
+       {"--threads", "--device", "--platform", "--node-backend", "--files-on"}) {
     if (app.count(option) > 0) parsed.given_options.emplace_back(option);
   }
   if (!args.list && !args.list_devices) {
@@ -262,7 +276,8 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   cli_detail::ParsedCommand parsed = cli_detail::parse_args(argc, argv, program);
   if (parsed.exit_code) return *parsed.exit_code;
   const CliArgs& args = parsed.args;
-  const BackendOptions options{args.threads, args.platform, args.device};
+  const BackendOptions options{args.threads, args.platform, args.device, args.node_backend,
+                               args.files_on};
   const std::unique_ptr<Backend> backend = factory(options);
   if (args.help) {
     const Op op = *parse_op(args.op_name);

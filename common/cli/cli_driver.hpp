@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +78,18 @@ class JobRunner {
   /// `context`, or with nullptr on the session's own threads.
   virtual void save(const CliJob& job, const OpOutput& output,
                     const StageContext* context) const = 0;
+  /// load() in two halves, for a driver whose processes share no file system (parfilter-mpi
+  /// --files-on root): read_input checks the output path and returns the input file's bytes,
+  /// where the files are; decode_input decodes them anywhere. Errors as load()'s.
+  [[nodiscard]] virtual std::vector<std::uint8_t> read_input(const CliJob& job) const = 0;
+  [[nodiscard]] virtual Image decode_input(const CliJob& job, std::span<const std::uint8_t> bytes,
+                                           const StageContext& context) const = 0;
+  /// save() in two halves: encode_output gives the bytes save() would write (an image in the
+  /// output's format, a histogram's CSV or chart), anywhere; write_output writes them
+  /// atomically, where the files are. Errors as save()'s.
+  [[nodiscard]] virtual std::vector<std::uint8_t> encode_output(
+      const CliJob& job, const OpOutput& output, const StageContext& context) const = 0;
+  virtual void write_output(const CliJob& job, std::span<const std::uint8_t> bytes) const = 0;
   /// The batch pipeline's settings for this session (its threads, whether compute pauses it).
   [[nodiscard]] virtual PipelineOptions pipeline_options() const = 0;
   /// The job's --print-threshold and --timing lines, the timings from `stages` in order.

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct CliArgs {
   int threads = 0;
   std::string platform;
   std::string device;
+  std::string node_backend;
+  std::string files_on;
   bool list_devices = false;
   int repeat = 1;
   bool timing = false;
@@ -61,8 +64,8 @@ struct ParsedCommand {
   OpChain chain;  // empty for --list and --list-devices
   std::vector<Job> jobs;
   std::optional<int> exit_code;  // set when --help or --version was answered on stdout
-  /// The backend options given (--threads, --device, --platform): checked once the backend
-  /// exists, as it alone knows which it takes.
+  /// The backend options given (--threads, --device, --platform, --node-backend, --files-on):
+  /// checked once the backend exists, as it alone knows which it takes.
   std::vector<std::string> given_options;
 };
 
@@ -119,6 +122,15 @@ struct Session {
                                    std::shared_ptr<SampleAllocator> allocator = {});
 [[nodiscard]] ComputedJob compute_job(const Session& session, Backend& backend, const Job& job,
                                       const ConstImageView& input);
+// load_job_input and save_job_output in halves (JobRunner::read_input and the others).
+[[nodiscard]] std::vector<std::uint8_t> read_job_input(const Session& session, const Job& job);
+[[nodiscard]] Image decode_job_input(const Session& session, const Job& job,
+                                     std::span<const std::uint8_t> bytes,
+                                     const StageContext& context);
+[[nodiscard]] std::vector<std::uint8_t> encode_job_output(const Session& session, const Job& job,
+                                                          const OpOutput& output,
+                                                          const StageContext& context);
+void write_job_output(const Session& session, const Job& job, std::span<const std::uint8_t> bytes);
 /// Saves with `context`'s checkpoint and parallel_for, or without a context on
 /// session_threads() threads.
 void save_job_output(const Session& session, const Job& job, const OpOutput& output,

@@ -151,13 +151,73 @@ int session_threads(const Session& s) {
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpoint,
-                     std::shared_ptr<SampleAllocator> allocator) {
+namespace {
+
+/// What every load checks first: the output can be written, and is not the input.
+void check_job_paths(const Session& s, const Job& job) {
   check_job_output(s.chain.back().op, job.output);
   std::error_code ec;
   if (fs::exists(job.output, ec) && fs::equivalent(job.input, job.output, ec)) {
     throw UsageError(job.output.string() + ": the output would overwrite its input");
   }
+}
+
+SaveOptions save_options(const Session& s, const StageContext* context) {
+  SaveOptions options;
+  options.png_level = s.args.png_level;
+  options.jpeg_quality = s.args.jpeg_quality;
+  options.sync = s.args.sync;
+  if (context != nullptr) {
+    options.parallel_for = context->parallel_for;
+    options.checkpoint = context->checkpoint;
+  } else {
+    options.parallel_for = parallel_for_threads(session_threads(s));
+  }
+  return options;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> read_job_input(const Session& s, const Job& job) {
+  check_job_paths(s, job);
+  return naming_file(job.input, [&] { return read_image_file(job.input, s.args.max_image_bytes); });
+}
+
+Image decode_job_input(const Session& s, const Job& job, std::span<const std::uint8_t> bytes,
+                       const StageContext& context) {
+  return naming_file(job.input, [&] {
+    LoadOptions options;
+    options.max_bytes = s.args.max_image_bytes;
+    options.checkpoint = context.checkpoint;
+    options.allocator = context.allocator;
+    return load_image_from_memory(bytes, job.input.string(), options);
+  });
+}
+
+std::vector<std::uint8_t> encode_job_output(const Session& s, const Job& job,
+                                            const OpOutput& output, const StageContext& context) {
+  return naming_file(job.output, [&] {
+    if (op_info(s.chain.back().op).traits.histogram_result) {
+      // As save_histogram writes them: CSV, or the chart with the default save options.
+      if (is_csv(job.output)) {
+        const std::string csv = histogram_csv(output.histogram);
+        return std::vector<std::uint8_t>(csv.begin(), csv.end());
+      }
+      return encode_image(histogram_chart(output.histogram).view(), format_for_path(job.output),
+                          SaveOptions{}, job.output.string());
+    }
+    return encode_image(output.image.view(), format_for_path(job.output), save_options(s, &context),
+                        job.output.string());
+  });
+}
+
+void write_job_output(const Session& s, const Job& job, std::span<const std::uint8_t> bytes) {
+  naming_file(job.output, [&] { write_file_atomically(job.output, bytes, s.args.sync); });
+}
+
+Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpoint,
+                     std::shared_ptr<SampleAllocator> allocator) {
+  check_job_paths(s, job);
   return naming_file(job.input, [&] {
     LoadOptions options;
     options.max_bytes = s.args.max_image_bytes;
@@ -202,17 +262,7 @@ void save_job_output(const Session& s, const Job& job, const OpOutput& output,
       save_histogram(output.histogram, job.output);
       return;
     }
-    SaveOptions options;
-    options.png_level = s.args.png_level;
-    options.jpeg_quality = s.args.jpeg_quality;
-    options.sync = s.args.sync;
-    if (context != nullptr) {
-      options.parallel_for = context->parallel_for;
-      options.checkpoint = context->checkpoint;
-    } else {
-      options.parallel_for = parallel_for_threads(session_threads(s));
-    }
-    save_image(output.image, job.output, options);
+    save_image(output.image, job.output, save_options(s, context));
   });
 }
 

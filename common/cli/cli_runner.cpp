@@ -48,6 +48,20 @@ class SessionRunner final : public JobRunner {
   void save(const CliJob& job, const OpOutput& output, const StageContext* context) const override {
     save_job_output(s_, job, output, context);
   }
+  [[nodiscard]] std::vector<std::uint8_t> read_input(const CliJob& job) const override {
+    return read_job_input(s_, job);
+  }
+  [[nodiscard]] Image decode_input(const CliJob& job, std::span<const std::uint8_t> bytes,
+                                   const StageContext& context) const override {
+    return decode_job_input(s_, job, bytes, context);
+  }
+  [[nodiscard]] std::vector<std::uint8_t> encode_output(
+      const CliJob& job, const OpOutput& output, const StageContext& context) const override {
+    return encode_job_output(s_, job, output, context);
+  }
+  void write_output(const CliJob& job, std::span<const std::uint8_t> bytes) const override {
+    write_job_output(s_, job, bytes);
+  }
   [[nodiscard]] PipelineOptions pipeline_options() const override {
     PipelineOptions options;
     options.threads = session_threads(s_);

@@ -205,6 +205,11 @@ Image load_image(const std::filesystem::path& path, const LoadOptions& options) 
   return io::decode_image(bytes, path.string(), options, io::CodecPath::fast);
 }
 
+std::vector<std::uint8_t> read_image_file(const std::filesystem::path& path,
+                                          std::uint64_t max_bytes) {
+  return io::read_file_bounded(path, max_bytes);
+}
+
 Image load_image_from_memory(std::span<const std::uint8_t> bytes, const std::string& name,
                              const LoadOptions& options) {
   return io::decode_image(bytes, name, options, io::CodecPath::fast);

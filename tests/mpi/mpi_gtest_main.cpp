@@ -2,12 +2,15 @@
 // MPI backend's run is collective), with the MPI backend's output image on every rank, so that
 // every rank checks it against the reference. Rank 0 prints the usual report; the other ranks
 // print only their failures. Every rank exits with the worst rank's result.
+// --node-backend=NAME: the MPI backend runs every op through that node backend.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "parfilter/backends/mpi.hpp"
 
@@ -31,6 +34,25 @@ class FailurePrinter final : public ::testing::EmptyTestEventListener {
   int rank_;
 };
 
+constexpr int kSkipped = 77;
+
+/// "--node-backend=NAME" taken out of argv: the MPI backend's node backend for every test.
+std::string take_node_backend(int& argc, char** argv) {
+  constexpr std::string_view kFlag = "--node-backend=";
+  std::string name;
+  int kept = 0;
+  for (int i = 0; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with(kFlag)) {
+      name = arg.substr(kFlag.size());
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return name;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,7 +62,22 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   parfilter::MpiOptions options = parfilter::default_mpi_options();
   options.result_on_every_rank = true;
+  options.node_backend = take_node_backend(argc, argv);
+  options.backends = &parfilter::registered_backends;
   parfilter::set_default_mpi_options(options);
+  if (!options.node_backend.empty()) {
+    // A node backend whose device is absent (no GPU here): the whole run is skipped, as ctest
+    // understands it (SKIP_RETURN_CODE 77), with the reason on one line.
+    const parfilter::Availability availability =
+        parfilter::make_mpi_backend(parfilter::BackendOptions{})->availability();
+    if (!availability.present) {
+      if (rank == 0)
+        std::printf("SKIP: node backend %s: %s\n", options.node_backend.c_str(),
+                    availability.reason.c_str());
+      MPI_Finalize();
+      return kSkipped;
+    }
+  }
 
   ::testing::InitGoogleTest(&argc, argv);
   if (rank != 0) {

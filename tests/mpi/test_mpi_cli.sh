@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# parfilter-mpi's command line under mpirun: results equal parfilter-serial's; only rank 0
-# prints; a failure (unreadable input, unwritable output, bad usage, a corrupt image in a batch)
-# ends every rank within a time bound, with the right exit code, one message and no partial
-# output.
+# parfilter-mpi's command line under mpirun: results equal parfilter-serial's, with the
+# ranks' CPU kernels or a node backend (serial; opencl where a device is present), and in a
+# batch whichever ranks open the files (--files-on); only rank 0 prints; a failure (unreadable
+# input, unwritable output, bad usage, a corrupt image in a batch, a failed write on the root,
+# a killed rank) ends every rank within a time bound, with the right exit code, one message
+# and no partial output.
 #
 #   test_mpi_cli.sh <parfilter-mpi> <parfilter-serial> <data dir> <mpiexec> [mpiexec flag...]
 set -uo pipefail
@@ -49,9 +51,12 @@ same_file() {
 }
 
 # ---- results equal the serial backend's, at rank counts from 1 to more than the rows -------
-"$serial_exe" pool "$data/astronaut.png" "$work/half.png"
-for _ in 1 2 3 4 5 6 7; do "$serial_exe" pool "$work/half.png" "$work/half.png"; done  # 4x4
-"$serial_exe" pool "$work/half.png" "$work/2x2.png"
+"$serial_exe" pool "$data/astronaut.png" "$work/half.png"  # 256x256
+cp "$work/half.png" "$work/4x4.png"
+for _ in 1 2 3 4 5 6; do  # an output may not overwrite its input: through another file
+  "$serial_exe" pool "$work/4x4.png" "$work/smaller.png" && mv "$work/smaller.png" "$work/4x4.png"
+done
+"$serial_exe" pool "$work/4x4.png" "$work/2x2.png"
 "$serial_exe" pool "$work/2x2.png" "$work/1x1.png"
 
 check_ops() {  # check_ops <ranks> <input> <op>...
@@ -67,7 +72,7 @@ check_ops() {  # check_ops <ranks> <input> <op>...
 }
 check_ops 3 "$data/astronaut.png" "sobel" "equalize" "gaussian --border reflect101"
 for ranks in 2 5; do
-  for input in "$data/horse.png" "$work/half.png" "$work/1x1.png"; do
+  for input in "$data/horse.png" "$work/4x4.png" "$work/1x1.png"; do
     check_ops "$ranks" "$input" "gaussian --border constant:9" "open --se ellipse:9x9" \
       "segment --adaptive --window 15"
   done
@@ -119,6 +124,110 @@ for name in astronaut camera coins horse text; do
 done
 run_mpi 2 gaussian --out-dir "$work/batch2" "$data/camera.png" "$data/coins.png"
 expect_rc 0 "good batch"
+
+# ---- node backends (--node-backend): chains bit-exact, single image and batch -------------
+nodes=(serial)
+run_mpi 1 --node-backend opencl --list
+[[ $rc -eq 0 ]] && grep -q "device present" "$work/stdout" && nodes+=(opencl)
+# Slab pieces through the node, the CPU kernels between them (equalize), a pool on odd rows.
+chains=("gaussian,pool,open --se ellipse:7x5" "sharpen,equalize,pool,erode --iterations 2")
+for node in "${nodes[@]}"; do
+  for chain in "${chains[@]}"; do
+    read -ra op_args <<<"$chain"
+    run_mpi 3 "${op_args[@]}" --node-backend "$node" "$data/coins.png" "$work/mpi.png"
+    expect_rc 0 "--node-backend $node $chain"
+    "$serial_exe" "${op_args[@]}" "$data/coins.png" "$work/serial.png"
+    same_file "$work/mpi.png" "$work/serial.png" "--node-backend $node $chain"
+  done
+  rm -rf "$work/node-batch"
+  run_mpi 3 open --se rect:5x3 --node-backend "$node" --out-dir "$work/node-batch" "${inputs[@]}"
+  expect_rc 2 "--node-backend $node batch with a corrupt image"
+  for name in astronaut camera coins horse text; do
+    "$serial_exe" open --se rect:5x3 "$data/$name.png" "$work/serial.png"
+    same_file "$work/node-batch/$name.png" "$work/serial.png" "--node-backend $node batch $name"
+  done
+done
+run_mpi 2 gaussian --node-backend no-such "$data/camera.png" "$work/out.png"
+expect_rc 2 "unknown node backend"
+expect_one_error "unknown node backend" "--node-backend 'no-such': no such backend"
+run_mpi 2 gaussian --device 0 "$data/camera.png" "$work/out.png"
+expect_rc 2 "--device without a node backend that has devices"
+expect_one_error "--device without a node backend" "--device does not apply"
+"$serial_exe" gaussian --files-on root "$data/camera.png" "$work/out.png" 2>"$work/stderr"
+rc=$?
+expect_rc 2 "--files-on on parfilter-serial"
+if [[ $(wc -l <"$work/stderr") -ne 1 ]] ||
+  ! grep -q "^parfilter-serial: --files-on does not apply" "$work/stderr"; then
+  fail "--files-on on parfilter-serial: $(cat "$work/stderr")"
+fi
+
+# ---- --files-on: root (the default) and every-rank write the same bytes --------------------
+for mode in root every-rank; do
+  rm -rf "$work/files-$mode"
+  run_mpi 3 gaussian,sobel --files-on "$mode" --out-dir "$work/files-$mode" "${inputs[@]}" \
+    "$work/missing.png"
+  expect_rc 2 "--files-on $mode batch with a corrupt and a missing image"
+  [[ $(grep -c '^parfilter-mpi: ' "$work/stderr") -eq 2 ]] ||
+    fail "--files-on $mode: not one line per failed image: $(cat "$work/stderr")"
+done
+for name in astronaut camera coins horse text; do
+  "$serial_exe" gaussian,sobel "$data/$name.png" "$work/serial.png"
+  same_file "$work/files-root/$name.png" "$work/serial.png" "--files-on root $name"
+  same_file "$work/files-every-rank/$name.png" "$work/serial.png" "--files-on every-rank $name"
+done
+# A failed write on the root (over the file-size limit of the ranks, not of mpirun's daemons):
+# the job's one line, the others written, no partial or temporary file left. TCP between the
+# ranks: shared memory's backing files would meet the limit first.
+rm -rf "$work/limited" && mkdir "$work/limited"
+timeout "$time_bound_s" "${mpiexec[@]}" -n 3 --mca btl tcp,self bash -c \
+  "ulimit -f 100; exec '$mpi_exe' gaussian --out-dir '$work/limited' '$data/astronaut.png' \
+   '$data/camera.png' '$data/coins.png'" >"$work/stdout" 2>"$work/stderr"
+rc=$?
+expect_rc 1 "a write over the file-size limit"
+if [[ $(grep -c '^parfilter-mpi: ' "$work/stderr") -ne 1 ]] ||
+  ! grep -q '^parfilter-mpi: .*limited/astronaut.png: .*file too large' "$work/stderr"; then
+  fail "a write over the file-size limit: not one line naming astronaut.png: $(cat "$work/stderr")"
+fi
+left="$(cd "$work/limited" && find . -mindepth 1 | sort | tr '\n' ' ')"
+[[ "$left" == "./camera.png ./coins.png " ]] || fail "a write over the file-size limit: left $left"
+
+# ---- a rank killed during a batch: every rank ends, one line, non-zero ----------------------
+{
+  printf 'P6\n2048 1152\n255\n'
+  head -c $((2048 * 1152 * 3)) /dev/urandom
+} >"$work/big.ppm"
+big=()
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  ln -s "$work/big.ppm" "$work/big$i.ppm"
+  big+=("$work/big$i.ppm")
+done
+: >"$work/stderr"
+timeout "$time_bound_s" "${mpiexec[@]}" -n 3 "$mpi_exe" segment --adaptive --format png \
+  --out-dir "$work/killed" "${big[@]}" >"$work/stdout" 2>"$work/stderr" &
+job=$!
+victim=""
+for _ in $(seq 1 300); do  # rank 2, once the first image is done
+  if grep -q '^\[1/12\]' "$work/stderr"; then
+    for pid in $(pgrep -f "^$mpi_exe segment --adaptive"); do
+      grep -qzx 'OMPI_COMM_WORLD_RANK=2' "/proc/$pid/environ" 2>/dev/null && victim="$pid"
+    done
+  fi
+  [[ -n "$victim" ]] && break
+  sleep 0.1
+done
+if [[ -z "$victim" ]]; then
+  wait "$job"
+  fail "killed rank: no batch under way to kill (exit $?): $(cat "$work/stderr")"
+else
+  kill -9 "$victim"
+  wait "$job"
+  rc=$?
+  [[ $rc -ne 0 && $rc -ne 124 ]] || fail "killed rank: exit code $rc"
+  if [[ $(grep -vc -e '^\[[0-9]*/12\] ' "$work/stderr") -ne 1 ]] ||
+    ! grep -q '^parfilter-mpi: the job was aborted: a rank or host failed' "$work/stderr"; then
+    fail "killed rank: not one line saying the job was aborted: $(cat "$work/stderr")"
+  fi
+fi
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures check(s) failed" >&2

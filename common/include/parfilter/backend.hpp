@@ -41,6 +41,14 @@ struct BackendOptions {
   int threads = 0;       ///< CPU worker threads; 0 = every hardware thread
   std::string platform;  ///< device backends: platform index or name substring; empty = default
   std::string device;    ///< device backends: device index or name substring; empty = default
+  /// Distributing backends (mpi): the registered backend each process computes with; empty =
+  /// the distributing backend's own default. (This and files_on are initialized with {}, so
+  /// that the brace-initializations written before them stay free of
+  /// -Wmissing-field-initializers.)
+  std::string node_backend{};
+  /// Distributing backends (mpi): where a batch's files are, "root" or "every-rank"; empty =
+  /// the backend's default.
+  std::string files_on{};
 };
 
 /// One input of a batch, with its index in the batch.
@@ -94,6 +102,12 @@ class Backend {
   [[nodiscard]] virtual bool takes_threads() const { return true; }
   /// Whether it chooses among devices (BackendOptions::platform and device).
   [[nodiscard]] virtual bool takes_device() const { return false; }
+  /// How many devices BackendOptions::device can pick by index (0 for a backend without
+  /// devices): a process that shares a machine with others picks one by its local rank.
+  [[nodiscard]] virtual int device_count() const { return 0; }
+  /// Whether it spreads the work over processes that each run another backend (mpi): it takes
+  /// BackendOptions::node_backend and files_on.
+  [[nodiscard]] virtual bool takes_distribution_options() const { return false; }
   /// Whether run() computes on the host's cores (CPU backends), not on a device.
   [[nodiscard]] virtual bool computes_on_host() const { return true; }
   /// Where inputs and outputs should live for the fastest transfers (a device backend's pool

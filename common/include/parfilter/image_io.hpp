@@ -45,6 +45,12 @@ struct LoadOptions {
 /// for metadata) is refused unread.
 [[nodiscard]] Image load_image(const std::filesystem::path& path, const LoadOptions& options = {});
 
+/// The bytes of an image file, read as load_image reads them before decoding (the same size
+/// limit, the same refusals and messages): for a process that ships a file to another that
+/// decodes it (parfilter-mpi --files-on root).
+[[nodiscard]] std::vector<std::uint8_t> read_image_file(
+    const std::filesystem::path& path, std::uint64_t max_bytes = kDefaultMaxImageBytes);
+
 /// The same from memory; `name` is used in error messages.
 [[nodiscard]] Image load_image_from_memory(std::span<const std::uint8_t> bytes,
                                            const std::string& name,

@@ -2,12 +2,16 @@
 // each rank its block of rows plus the halo its op reads (MPI_Scatterv), every rank runs the
 // shared CPU passes on its block (with --threads T, on T OpenMP threads), histogram ops merge
 // their counts with MPI_Allreduce, repeated morphology steps exchange halos with
-// MPI_Sendrecv, and the root gathers the result (MPI_Gatherv). docs/MPI.md has the details.
+// MPI_Sendrecv, and the root gathers the result (MPI_Gatherv). With a node backend
+// (MpiOptions::node_backend, BackendOptions::node_backend) each rank runs another registered
+// backend (cuda, opencl, ...) on its rows and their halo. docs/MPI.md has the details.
 #pragma once
 
 #include <mpi.h>
 
 #include <memory>
+#include <span>
+#include <string>
 
 #include "parfilter/backend.hpp"
 
@@ -22,6 +26,13 @@ struct MpiOptions {
   int root = 0;
   /// Also broadcast the output image to every rank (thresholds and histograms always are).
   bool result_on_every_rank = false;
+  /// The node backend each rank computes with when BackendOptions::node_backend names none:
+  /// empty for the ranks' own CPU kernels (docs/MPI.md, "Node backends").
+  std::string node_backend{};
+  /// Where node backends are looked up by name: parfilter::registered_backends, which the
+  /// program passes in (the registry links every backend, this one included, so this library
+  /// cannot link it). Null: no node backend can be named.
+  std::span<const BackendInfo> (*backends)() = nullptr;
 };
 
 /// An MPI backend over MPI_COMM_WORLD with default_mpi_options(). options.threads: threads

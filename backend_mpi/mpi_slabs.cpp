@@ -1,0 +1,167 @@
+// One image through a node backend, slab by slab. A slab is run as an image of its own, so the
+// node backend treats its first and last rows as image edges; the rows that this makes wrong
+// lie within the halo of those edges, and each step's halo is added to the slab (last step
+// first), so that the block's rows are exactly the whole image's. Where a slab edge is the
+// image's edge, the borders are the image's own.
+#include "mpi_slabs.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "filter_math.hpp"
+#include "mpi_ops.hpp"
+#include "op_kernels.hpp"
+#include "row_kernels.hpp"
+
+namespace parfilter::mpi_detail {
+namespace {
+
+constexpr double kMsPerSecond = 1000.0;
+
+int symmetric(RowHalo halo) { return std::max(halo.above, halo.below); }
+
+/// The rows above and below an output row of `step` that it reads, on either side.
+int step_halo(const OpStep& step) {
+  OpParams params = step.params;
+  params.variant.clear();  // the node backend's variant; the CPU passes give the halo
+  switch (step.op) {
+    case Op::gray:
+      return 0;
+    case Op::gaussian:
+      return symmetric(gaussian_pass(params).halo);
+    case Op::sobel:
+      return symmetric(sobel_pass(params).halo);
+    case Op::sharpen:
+      return symmetric(sharpen_pass(params).halo);
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close: {
+      const StructuringElement se = make_structuring_element(params.se);
+      const auto steps = static_cast<int>(morphology_steps(step.op, params.iterations).size());
+      return steps *
+             std::max(kernels::morphology_halo_above(se), kernels::morphology_halo_below(se));
+    }
+    default:
+      throw std::logic_error("step_halo: " + std::string(op_name(step.op)) +
+                             " does not run on slabs");
+  }
+}
+
+double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
+
+/// Copies rows `block` of the slab's result, whose first row is output row `first`, into
+/// `out` (a view of at least those rows).
+void keep_block(const Image& slab_out, int first, const Geometry& out, RowRange block,
+                const ImageView& dst) {
+  if (slab_out.width() != out.width || slab_out.channels() != out.channels || first > block.begin ||
+      first + slab_out.height() < block.end) {
+    throw std::logic_error("run_slabs: the node backend's slab result has the wrong shape");
+  }
+  const auto bytes = static_cast<std::size_t>(out.row_bytes());
+  for (int y = block.begin; y < block.end; ++y) {
+    std::memcpy(dst.row(y), slab_out.row(y - first), bytes);
+  }
+}
+
+}  // namespace
+
+bool runs_on_slabs(Op op) {
+  switch (op) {
+    case Op::gray:
+    case Op::gaussian:
+    case Op::sobel:
+    case Op::sharpen:
+    case Op::erode:
+    case Op::dilate:
+    case Op::open:
+    case Op::close:
+    case Op::pool:
+      return true;
+    case Op::histogram:
+    case Op::equalize:
+    case Op::otsu:
+    case Op::segment:
+      return false;
+  }
+  return false;
+}
+
+std::vector<OpChain> slab_segments(const OpChain& chain) {
+  std::vector<OpChain> segments;
+  bool extendable = false;
+  for (const OpStep& step : chain) {
+    const bool slabs = runs_on_slabs(step.op);
+    // A pool maps slab row 2k to its row k only when the slab starts on an even row, which
+    // is what a pool first in its segment gets.
+    if (!slabs || !extendable || step.op == Op::pool) segments.emplace_back();
+    segments.back().push_back(step);
+    extendable = slabs;
+  }
+  return segments;
+}
+
+RowRange slab_rows(const OpChain& segment, int height, int channels, RowRange block) {
+  if (block.empty()) return {block.begin, block.begin};
+  std::vector<int> heights;  // each step's input height
+  ImageShape shape{1, height, channels};
+  for (const OpStep& step : segment) {
+    heights.push_back(shape.height);
+    shape = result_shape(step.op, shape);
+  }
+  RowRange rows = block;
+  for (std::size_t i = segment.size(); i-- > 0;) {
+    if (segment[i].op == Op::pool) {
+      rows = pool_input_rows(rows, heights[i]);
+    } else {
+      const int halo = step_halo(segment[i]);
+      rows = widen(rows, RowHalo{halo, halo}, heights[i]);
+    }
+  }
+  return rows;
+}
+
+OpOutput run_slabs(const Comm& comm, Backend& node, const OpChain& segment,
+                   const ConstImageView& input, bool result_on_every_rank, StageTimes* times) {
+  const Geometry in = broadcast_geometry(comm, input);
+  ImageShape shape{in.width, in.height, in.channels};
+  for (const OpStep& step : segment) shape = result_shape(step.op, shape);
+  const Geometry out{shape.width, shape.height, shape.channels};
+  const std::vector<RowRange> blocks = blocks_of(out.height, comm.size);
+  std::vector<RowRange> needs;
+  for (const RowRange b : blocks) needs.push_back(slab_rows(segment, in.height, in.channels, b));
+  const auto rank = static_cast<std::size_t>(comm.rank);
+  const RowRange block = blocks[rank];
+  const RowRange need = needs[rank];
+
+  ResultRows result = allocate_result(comm, out, block);
+  LocalRows in_rows;
+  on_every_rank(comm, [&] {
+    if (!comm.is_root()) in_rows = LocalRows(in, need);
+  });
+
+  const double scatter_start = MPI_Wtime();
+  const ConstImageView local_in = scatter_rows(comm, in, input, needs, in_rows);
+  const double scatter_ms = since_ms(scatter_start);
+
+  const double compute_start = MPI_Wtime();
+  on_every_rank(comm, [&] {
+    if (block.empty()) return;
+    const ConstImageView slab(local_in.row(need.begin), in.width, need.size(), in.channels,
+                              local_in.stride(), RowRange{0, need.size()});
+    const OpOutput slab_out = node.run_chain(segment, slab);
+    const int first = segment.front().op == Op::pool ? need.begin / kPoolStride : need.begin;
+    keep_block(slab_out.image, first, out, block, result.rows.view());
+  });
+  const double compute_ms = since_ms(compute_start);
+
+  const double gather_start = MPI_Wtime();
+  OpOutput output;
+  gather_result(comm, out, blocks, result_on_every_rank, result, output);
+  agree_on_times(comm, scatter_ms, compute_ms, since_ms(gather_start), times);
+  return output;
+}
+
+}  // namespace parfilter::mpi_detail

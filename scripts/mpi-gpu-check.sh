@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# parfilter-mpi over CUDA node backends on a machine with 2 or more GPUs: builds nothing, takes
+# a build directory that has parfilter-mpi, parfilter-serial and test_cross_backend_mpi with
+# the CUDA backend in it, and prints the numbers.
+#
+#   1. bit-exact: the cross-backend suite's mpi cases with --node-backend=cuda on 2 ranks
+#      (each rank on its own GPU: local rank modulo the device count); one image through
+#      chains on 2 ranks (each rank's slab on its GPU) and a batch on 2 ranks, against
+#      parfilter-serial's bytes;
+#   2. the GPUs in use during the 2-rank batch (nvidia-smi, where present);
+#   3. batch throughput: the same batch of generated PNGs on 1 rank with 1 GPU and on 2 ranks
+#      with 2 GPUs, each rank with the same --threads T codec threads (T = half the cores by
+#      default, so that 2 ranks fit the machine), median of --repeats runs; the goal is at
+#      least 1.8x.
+#
+#   scripts/mpi-gpu-check.sh BUILD_DIR [--images N] [--width W] [--height H] [--threads T]
+#                            [--op "OP [OPTION...]"] [--repeats N]
+#
+# Defaults: 64 images of 2048x1152 (random pixels, blurred once: about 4 MB each as PNG), op
+# "gaussian,sobel", T = nproc / 2, 3 repeats. Exit code 0 when every check passed and the goal
+# was met, 1 otherwise, 2 for bad usage or a build without what it needs. mpirun runs as root
+# where the machine needs it (OMPI_ALLOW_RUN_AS_ROOT); MPIRUN_FLAGS adds options (default
+# "--bind-to none").
+#
+# A build that has all of it (CUDA on, OpenCL optional), from the repository root:
+#   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARFILTER_WITH_CUDA=ON \
+#     -DPARFILTER_WITH_MPI=ON
+#   cmake --build build-gpu --target parfilter-mpi parfilter-serial test_cross_backend_mpi
+set -uo pipefail
+
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
+if [[ $# -lt 1 || "$1" == -h || "$1" == --help ]]; then
+  usage
+  [[ $# -ge 1 ]] && exit 0
+  exit 2
+fi
+build="$1"
+shift
+images=64
+width=2048
+height=1152
+threads=$(($(nproc) / 2))
+((threads < 1)) && threads=1
+op="gaussian,sobel"
+repeats=3
+readonly goal_percent=180
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --images) images="$2"; shift 2 ;;
+    --width) width="$2"; shift 2 ;;
+    --height) height="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --op) op="$2"; shift 2 ;;
+    --repeats) repeats="$2"; shift 2 ;;
+    *) echo "mpi-gpu-check.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+if (((width * 3) % 4 != 0)); then
+  echo "mpi-gpu-check.sh: --width must be a multiple of 4" >&2
+  exit 2
+fi
+mpi_exe="$build/backend_mpi/parfilter-mpi"
+serial_exe="$build/backend_serial/parfilter-serial"
+cross_exe="$build/tests/mpi/test_cross_backend_mpi"
+for exe in "$mpi_exe" "$serial_exe" "$cross_exe"; do
+  [[ -x "$exe" ]] || { echo "mpi-gpu-check.sh: no $exe (see --help for the build)" >&2; exit 2; }
+done
+read -ra op_args <<<"$op"
+read -ra mpirun_flags <<<"${MPIRUN_FLAGS:---bind-to none}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpirun=(mpiexec -q "${mpirun_flags[@]}")
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+results=()
+pass() { results+=("PASS  $*"); }
+fail() {
+  results+=("FAIL  $*")
+  failures=$((failures + 1))
+}
+
+# ---- the machine ------------------------------------------------------------------------------
+echo "mpi-gpu-check: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+"${mpirun[@]}" -n 1 "$mpi_exe" --node-backend cuda --list-devices 2>&1 | sed 's/^/  /'
+if ! "${mpirun[@]}" -n 1 "$mpi_exe" --node-backend cuda --list 2>"$work/err" |
+  grep -q "device present"; then
+  echo "mpi-gpu-check.sh: no CUDA node backend here: $(cat "$work/err")" >&2
+  exit 2
+fi
+gpus="$("${mpirun[@]}" -n 1 "$mpi_exe" --node-backend cuda --list-devices 2>/dev/null |
+  grep -c '^[* ] [0-9]*: ')"
+echo "  $gpus CUDA device(s)"
+((gpus >= 2)) || fail "2 or more GPUs: found $gpus (the 2-rank runs share one)"
+
+# ---- 1. bit-exact ----------------------------------------------------------------------------
+start=$(date +%s)
+if "${mpirun[@]}" -n 2 "$cross_exe" --gtest_brief=1 --node-backend=cuda \
+  "--gtest_filter=AllBackends/CrossBackend.MatchesReference/mpi_*" >"$work/suite" 2>&1; then
+  pass "cross-backend suite, --node-backend=cuda, 2 ranks:" \
+    "$(grep -o '[0-9]* tests\?[.,]' "$work/suite" | head -n 1) ($(($(date +%s) - start)) s)"
+else
+  fail "cross-backend suite, --node-backend=cuda, 2 ranks: $(tail -n 15 "$work/suite")"
+fi
+data="$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)"
+for chain in "gray,gaussian,sobel" "gaussian,pool,open --se ellipse:15x15" \
+  "sharpen,equalize,erode --iterations 3" "segment --adaptive"; do
+  read -ra chain_args <<<"$chain"
+  "${mpirun[@]}" -n 2 "$mpi_exe" "${chain_args[@]}" --node-backend cuda "$data/astronaut.png" \
+    "$work/mpi.png" 2>"$work/err"
+  "$serial_exe" "${chain_args[@]}" "$data/astronaut.png" "$work/serial.png"
+  if cmp -s "$work/mpi.png" "$work/serial.png"; then
+    pass "one image, $chain, 2 ranks x cuda: parfilter-serial's bytes"
+  else
+    fail "one image, $chain, 2 ranks x cuda: differs ($(cat "$work/err"))"
+  fi
+done
+
+# ---- the batch's inputs ------------------------------------------------------------------------
+mkdir -p "$work/bmp" "$work/in"
+row_bytes=$((width * 3))
+for i in $(seq -w 1 "$images"); do
+  {
+    printf 'P6\n%d %d\n255\n' "$width" "$height"
+    head -c $((row_bytes * height)) /dev/urandom
+  } >"$work/bmp/img$i.ppm"
+done
+"$serial_exe" gaussian --format png --out-dir "$work/in" "$work/bmp"/*.ppm >/dev/null 2>&1
+rm -rf "$work/bmp"
+inputs=("$work/in"/*.png)
+if [[ ${#inputs[@]} -ne $images ]]; then
+  echo "mpi-gpu-check.sh: generating the inputs failed" >&2
+  exit 1
+fi
+batch() {  # batch <ranks> <out dir>: the batch's own time in seconds (its summary line)
+  rm -rf "$2"
+  "${mpirun[@]}" -n "$1" "$mpi_exe" "${op_args[@]}" --node-backend cuda --threads "$threads" \
+    --out-dir "$2" "${inputs[@]}" 2>"$work/batch.err"
+  sed -n "s/^batch: $images image(s) on $1 rank(s) in \([0-9.]*\) s: $images written, 0 failed$/\1/p" \
+    "$work/batch.err"
+}
+
+# ---- 2. the batch: bit-exact, each rank on its own GPU ----------------------------------------
+if command -v nvidia-smi >/dev/null 2>&1; then
+  (for _ in $(seq 1 100); do
+    nvidia-smi --query-compute-apps=pid,gpu_bus_id --format=csv,noheader 2>/dev/null
+    sleep 0.2
+  done) >"$work/smi" &
+  smi=$!
+fi
+seconds="$(batch 2 "$work/out2")"
+[[ -n "${smi:-}" ]] && kill "$smi" 2>/dev/null && wait "$smi" 2>/dev/null
+if [[ -z "$seconds" ]]; then
+  fail "batch on 2 ranks x cuda: $(cat "$work/batch.err")"
+else
+  differ=0
+  for input in "${inputs[@]}"; do
+    "$serial_exe" "${op_args[@]}" "$input" "$work/serial.png"
+    cmp -s "$work/out2/$(basename "$input")" "$work/serial.png" || differ=1
+  done
+  if [[ $differ -eq 0 ]]; then
+    pass "batch of $images on 2 ranks x cuda: parfilter-serial's bytes"
+  else
+    fail "batch of $images on 2 ranks x cuda: outputs differ from parfilter-serial's"
+  fi
+fi
+if [[ -s "${work}/smi" ]]; then
+  used="$(cut -d, -f2 "$work/smi" | sort -u | wc -l)"
+  if ((used >= 2 || gpus < 2)); then
+    pass "GPUs in use during the 2-rank batch: $used ($(cut -d, -f2 "$work/smi" | sort -u | tr '\n' ' '))"
+  else
+    fail "GPUs in use during the 2-rank batch: $used, expected 2 (local rank modulo devices)"
+  fi
+fi
+
+# ---- 3. throughput: 1 rank x 1 GPU against 2 ranks x 2 GPUs, alternating ----------------------
+one=()
+two=()
+for ((r = 1; r <= repeats; r++)); do
+  one+=("$(batch 1 "$work/out1")")
+  two+=("$(batch 2 "$work/out2")")
+  echo "  repeat $r: 1 rank ${one[-1]:-failed} s, 2 ranks ${two[-1]:-failed} s"
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+one_s="$(median "${one[@]}")"
+two_s="$(median "${two[@]}")"
+if [[ -z "$one_s" || -z "$two_s" ]]; then
+  fail "throughput: a batch failed: $(cat "$work/batch.err")"
+else
+  speedup="$(awk -v a="$one_s" -v b="$two_s" 'BEGIN { printf "%.0f", 100 * a / b }')"
+  table="$(awk -v n="$images" -v a="$one_s" -v b="$two_s" -v t="$threads" -v op="$op" \
+    -v size="${width}x${height}" 'BEGIN {
+    printf "%d PNGs of %s, %s, --threads %d per rank, median of runs:\n", n, size, op, t
+    printf "| ranks x GPUs | batch (s) | images/s |\n| --- | ---: | ---: |\n"
+    printf "| 1 x 1 | %.3f | %.2f |\n| 2 x 2 | %.3f | %.2f |\n", a, n / a, b, n / b
+  }')"
+  echo "$table"
+  if ((speedup >= goal_percent)); then
+    pass "throughput 2 ranks x 2 GPUs / 1 x 1: ${speedup}% (goal ${goal_percent}%)"
+  else
+    fail "throughput 2 ranks x 2 GPUs / 1 x 1: ${speedup}% (goal ${goal_percent}%)"
+  fi
+fi
+
+echo
+printf '%s\n' "${results[@]}"
+if ((failures > 0)); then
+  echo "mpi-gpu-check: $failures check(s) failed"
+  exit 1
+fi
+echo "mpi-gpu-check: all checks passed"
