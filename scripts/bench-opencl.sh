@@ -11,13 +11,17 @@
 #   --width W --height H --channels C   the generated image (default 7680x4320 RGBA)
 #   --repeats N        timed runs per measurement (default 7)
 #   --out DIR          results: bench-opencl.md, .csv, cold-warm table (default: the build dir)
+#   --transfers SCALE  part 3's scale: auto (full on a GPU, quick on a CPU device), quick, full,
+#                      or none to skip it (default auto)
 #   --cmake-arg ARG    an extra CMake configure argument (repeatable)
 #
 # Part 1 runs parfilter-bench-opencl: every op with every OpenCL variant (kernel time from
 # profiling events and end-to-end time) next to OpenMP (wall time) or, with --cuda-compare,
 # CUDA (kernel time). Part 2 runs parfilter-opencl once per op with an empty program cache
 # (XDG_CACHE_HOME and NVIDIA's CUDA_CACHE_PATH both fresh) and once more with the cache it
-# left: the first-run cost of compiling the kernels against loading them.
+# left: the first-run cost of compiling the kernels against loading them. Part 3 runs
+# parfilter-bench-opencl --transfers: the pinned and pageable bus bandwidth from 1 MB up, the
+# backend's upload and download at each size, and a batch through run_batch against the bus time.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +35,7 @@ width=7680
 height=4320
 channels=4
 repeats=7
+transfers=auto
 cmake_args=()
 bench_args=()
 while [[ $# -gt 0 ]]; do
@@ -45,9 +50,10 @@ while [[ $# -gt 0 ]]; do
     --channels) channels="$2"; shift 2 ;;
     --repeats) repeats="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
+    --transfers) transfers="$2"; shift 2 ;;
     --cmake-arg) cmake_args+=("$2"); shift 2 ;;
     --) shift; bench_args=("$@"); break ;;
-    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "bench-opencl.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -141,4 +147,12 @@ cold_report="$out_dir/bench-opencl-cold-warm.md"
   done
 } | tee "$cold_report"
 cat "$cold_report" >>"$report"
+
+# ---- part 3: transfers and batches against the bus -------------------------------------------
+if [[ "$transfers" != none ]]; then
+  {
+    echo
+    XDG_CACHE_HOME="$work/warm-cache" "$bench" --transfers "$transfers" "${device_args[@]}"
+  } | tee -a "$report"
+fi
 echo "bench-opencl.sh: results in $report and $out_dir/bench-opencl.csv"

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cl_runtime.hpp"
+#include "cl_lane.hpp"
 #include "filter_math.hpp"
 
 namespace parfilter::opencl {
@@ -65,9 +65,12 @@ struct MorphologySetup {
 inline constexpr std::string_view kMorphologyProgram = "morphology";
 inline constexpr Range kColumnTile{64, 4};
 
-/// The image2d variant: every step on images, from upload to download.
-[[nodiscard]] Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
-                                          const std::vector<MorphOp>& steps,
-                                          const ConstImageView& input);
+class DeviceImage;  // ops.hpp
+
+/// The image2d variant: the input buffer copied into an image, every step on images, the
+/// result copied into a buffer.
+[[nodiscard]] DeviceImage run_morphology_images(Lane& rt, const MorphologySetup& setup,
+                                                const std::vector<MorphOp>& steps,
+                                                const DeviceImage& input);
 
 }  // namespace parfilter::opencl

@@ -1,7 +1,7 @@
 // The image2d morphology variant: the image lives in two image2d_t objects (CL_RGBA texels for
 // 4 channels, CL_R texels otherwise, CL_UNSIGNED_INT8: formats every image-capable driver
 // lists, PoCL and NVIDIA included; checked here anyway), each step reading one through a
-// sampler and writing the other.
+// sampler and writing the other. The chain's buffers go in and out by device-side copies.
 #include <algorithm>
 #include <vector>
 
@@ -33,7 +33,7 @@ T device_value(cl_device_id device, cl_device_info what, std::string_view name) 
                      " (the other variants need no images)");
 }
 
-ImageLayout image_layout(const Runtime& rt, const MorphologySetup& setup) {
+ImageLayout image_layout(const Lane& rt, const MorphologySetup& setup) {
   const cl_device_id device = rt.device();
   if (device_value<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT, "CL_DEVICE_IMAGE_SUPPORT") == 0) {
     unsupported("the device has no image support");
@@ -72,7 +72,7 @@ ImageLayout image_layout(const Runtime& rt, const MorphologySetup& setup) {
   return layout;
 }
 
-Buffer create_image(const Runtime& rt, const ImageLayout& layout) {
+Buffer create_image(const Lane& rt, const ImageLayout& layout) {
   cl_image_desc desc{};
   desc.image_type = CL_MEM_OBJECT_IMAGE2D;
   desc.image_width = layout.texels_wide;
@@ -84,16 +84,15 @@ Buffer create_image(const Runtime& rt, const ImageLayout& layout) {
 
 }  // namespace
 
-Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
-                            const std::vector<MorphOp>& steps, const ConstImageView& input) {
+DeviceImage run_morphology_images(Lane& rt, const MorphologySetup& setup,
+                                  const std::vector<MorphOp>& steps, const DeviceImage& input) {
   const ImageLayout layout = image_layout(rt, setup);
   const Buffer images[2] = {create_image(rt, layout), create_image(rt, layout)};
   const std::size_t origin[3] = {0, 0, 0};
   const std::size_t region[3] = {layout.texels_wide, layout.height, 1};
-  check(clEnqueueWriteImage(rt.queue(), images[0].get(), CL_TRUE, origin, region,
-                            static_cast<std::size_t>(input.stride()), 0, input.first_row(), 0,
-                            nullptr, rt.track(Runtime::Stage::upload)),
-        "clEnqueueWriteImage(morphology input)");
+  check(clEnqueueCopyBufferToImage(rt.queue(), input.buffer().get(), images[0].get(), 0, origin,
+                                   region, 0, nullptr, rt.track(Lane::Stage::compute)),
+        "clEnqueueCopyBufferToImage(morphology input)");
   const cl_int clip = closed_toward_anchor(setup.se) ? 0 : 1;
   const StructuringElement& se = setup.se;
   int source = 0;
@@ -103,12 +102,11 @@ Image run_morphology_images(Runtime& rt, const MorphologySetup& setup,
            se.anchor_x, se.anchor_y, clip);
     source = 1 - source;
   }
-  auto out = Image::uninitialized(setup.width, setup.height, setup.channels);
-  check(clEnqueueReadImage(rt.queue(), images[source].get(), CL_TRUE, origin, region,
-                           static_cast<std::size_t>(out.stride()), 0, out.data(), 0, nullptr,
-                           rt.track(Runtime::Stage::download)),
-        "clEnqueueReadImage(morphology output)");
-  return out;
+  const Buffer out = rt.buffer(input.bytes(), "morphology output");
+  check(clEnqueueCopyImageToBuffer(rt.queue(), images[source].get(), out.get(), origin, region, 0,
+                                   0, nullptr, rt.track(Lane::Stage::compute)),
+        "clEnqueueCopyImageToBuffer(morphology output)");
+  return {out, setup.width, setup.height, setup.channels};
 }
 
 }  // namespace parfilter::opencl

@@ -1,13 +1,16 @@
-// The host side of the ops: device buffers in, kernels, host math (filter_math) between them,
-// results out. Each run_*_op is called with the runtime's mutex held and a run begun.
+// The host side of the ops: a device image in, kernels, host math (filter_math) between them, a
+// device image out. Each run_*_op enqueues on a lane whose image has begun (cl_lane.hpp); the
+// transfers between the host and the device are the chain's (cl_chain.cpp).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "cl_runtime.hpp"
+#include "cl_lane.hpp"
 #include "parfilter/image.hpp"
 #include "parfilter/op_set.hpp"
 
@@ -49,29 +52,56 @@ inline constexpr std::size_t kVectorLanes = 16;
 /// Work-group size of the 1-D kernels.
 inline constexpr std::size_t kGroup1d = 256;
 
-/// The input image in a new device buffer, rows packed.
-[[nodiscard]] Buffer upload_image(Runtime& rt, const ConstImageView& input);
-/// A device image of width x height x channels read back.
-[[nodiscard]] Image download_image(Runtime& rt, const Buffer& buffer, int width, int height,
-                                   int channels);
 [[nodiscard]] std::size_t image_bytes(int width, int height, int channels);
+/// An image on the device: width x height pixels of `channels` samples, rows packed.
+class DeviceImage {
+ public:
+  DeviceImage() = default;
+  DeviceImage(Buffer buffer, int width, int height, int channels)
+      : buffer_(std::move(buffer)), width_(width), height_(height), channels_(channels) {}
+
+  [[nodiscard]] const Buffer& buffer() const { return buffer_; }
+  [[nodiscard]] int width() const { return width_; }
+  [[nodiscard]] int height() const { return height_; }
+  [[nodiscard]] int channels() const { return channels_; }
+  [[nodiscard]] Range pixels() const {
+    return {static_cast<std::size_t>(width_), static_cast<std::size_t>(height_)};
+  }
+  [[nodiscard]] std::size_t bytes() const { return image_bytes(width_, height_, channels_); }
+
+ private:
+  Buffer buffer_;
+  int width_ = 0;
+  int height_ = 0;
+  int channels_ = 0;
+};
+
+/// What an op leaves: an image on the device (none for histogram), the histograms (counts on
+/// the host), the threshold (otsu, segment).
+struct DeviceResult {
+  DeviceImage image;
+  std::vector<HistogramBins> histogram;
+  std::optional<int> threshold;
+};
+
 /// "-D CN=<channels>" plus the tile shape.
 [[nodiscard]] Defines image_defines(int channels);
 
 /// The gray plane of a device image: the image itself when it has one channel.
-[[nodiscard]] Buffer gray_plane(Runtime& rt, const Buffer& image, int width, int height,
-                                int channels);
+[[nodiscard]] Buffer gray_plane(Lane& rt, const Buffer& image, int width, int height, int channels);
 
 /// The histogram of `count` samples buffer[i * stride + offset], with the histogram variant
 /// `method` (kHistogramLocalAtomics or kHistogramTwoKernel).
-[[nodiscard]] HistogramBins device_histogram(Runtime& rt, const Buffer& buffer, std::uint64_t count,
+[[nodiscard]] HistogramBins device_histogram(Lane& rt, const Buffer& buffer, std::uint64_t count,
                                              int stride, int offset, std::string_view method);
 
-OpOutput run_filter_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
-                       std::string_view variant);
-OpOutput run_histogram_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
-                          std::string_view variant);
-OpOutput run_morphology_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
+/// `op` (params.variant resolved to `variant`) on `input`, enqueued on `rt`'s queue. Ops with
+/// a host step (histogram, equalize, otsu, segment) wait for the queue there.
+DeviceResult run_filter_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
                            std::string_view variant);
+DeviceResult run_histogram_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
+                              std::string_view variant);
+DeviceResult run_morphology_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
+                               std::string_view variant);
 
 }  // namespace parfilter::opencl

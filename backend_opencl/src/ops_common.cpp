@@ -1,4 +1,4 @@
-// What several ops share: image transfers, the gray plane, device histograms, the variants.
+// What several ops share: the gray plane, device histograms, the variants.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -27,7 +27,7 @@ std::size_t ceil_div(std::uint64_t n, std::uint64_t d) {
 }
 
 /// One launch's histogram of at most kHistogramChunk samples, added to `total`.
-void add_chunk_histogram(Runtime& rt, const Buffer& buffer, cl_uint count, cl_int stride,
+void add_chunk_histogram(Lane& rt, const Buffer& buffer, cl_uint count, cl_int stride,
                          cl_ulong offset, std::string_view method, HistogramBins& total) {
   const Defines none;
   const std::size_t bins_bytes = sizeof(cl_uint) * kHistogramBins;
@@ -107,24 +107,7 @@ Defines image_defines(int channels) {
   return d;
 }
 
-Buffer upload_image(Runtime& rt, const ConstImageView& input) {
-  const auto row_bytes = static_cast<std::size_t>(input.row_samples());
-  if (input.stride() == input.row_samples()) {
-    return rt.upload(input.first_row(), row_bytes * static_cast<std::size_t>(input.height()),
-                     "input image");
-  }
-  // Rows with padding between them: pack them first.
-  Image packed = Image::copy_of(input);
-  return rt.upload(packed.data(), packed.size_bytes(), "input image");
-}
-
-Image download_image(Runtime& rt, const Buffer& buffer, int width, int height, int channels) {
-  auto out = Image::uninitialized(width, height, channels, rt.host_pool());
-  rt.download(buffer, out.data(), out.size_bytes(), "output image");
-  return out;
-}
-
-Buffer gray_plane(Runtime& rt, const Buffer& image, int width, int height, int channels) {
+Buffer gray_plane(Lane& rt, const Buffer& image, int width, int height, int channels) {
   if (channels == 1) return image;
   Buffer gray = rt.buffer(image_bytes(width, height, 1), "gray plane");
   rt.run(kPointProgram, "gray_plane", image_defines(channels),
@@ -133,7 +116,7 @@ Buffer gray_plane(Runtime& rt, const Buffer& image, int width, int height, int c
   return gray;
 }
 
-HistogramBins device_histogram(Runtime& rt, const Buffer& buffer, std::uint64_t count, int stride,
+HistogramBins device_histogram(Lane& rt, const Buffer& buffer, std::uint64_t count, int stride,
                                int offset, std::string_view method) {
   HistogramBins total{};
   for (std::uint64_t first = 0; first < count; first += kHistogramChunk) {

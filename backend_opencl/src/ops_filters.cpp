@@ -1,4 +1,4 @@
-// gray, gaussian, sobel, sharpen and pool: one or two kernels between upload and download.
+// gray, gaussian, sobel, sharpen and pool: one or two kernels from a device image to another.
 #include <stdexcept>
 
 #include "filter_math.hpp"
@@ -16,39 +16,22 @@ constexpr std::size_t kSharpenLanes = 4;  ///< samples per work item of sharpen_
 constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vload16
 constexpr int kPoolStride = 2;
 
-/// The input on the device and its shape.
-struct DeviceInput {
-  Buffer buffer;
-  int width;
-  int height;
-  int channels;
-  [[nodiscard]] Range pixels() const {
-    return {static_cast<std::size_t>(width), static_cast<std::size_t>(height)};
-  }
-};
-
-DeviceInput upload(Runtime& rt, const ConstImageView& input) {
-  return {upload_image(rt, input), input.width(), input.height(), input.channels()};
-}
-
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
-Image run_gray(Runtime& rt, const ConstImageView& input) {
-  const DeviceInput in = upload(rt, input);
-  const Buffer gray = gray_plane(rt, in.buffer, in.width, in.height, in.channels);
-  return download_image(rt, gray, in.width, in.height, 1);
+DeviceImage run_gray(Lane& rt, const DeviceImage& in) {
+  return {gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels()), in.width(),
+          in.height(), 1};
 }
 
-Image run_gaussian(Runtime& rt, const ConstImageView& input, const OpParams& params,
-                   std::string_view variant) {
-  const DeviceInput in = upload(rt, input);
-  Buffer out = rt.buffer(image_bytes(in.width, in.height, in.channels), "gaussian output");
+DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params,
+                         std::string_view variant) {
+  Buffer out = rt.buffer(in.bytes(), "gaussian output");
   const GaussianWeights weights = gaussian_weights(params.sigma);
   cl_int8 q{};
   for (int k = 0; k < kGaussianTaps; ++k) q.s[k] = weights.q[static_cast<std::size_t>(k)];
   const int border_kind = static_cast<int>(params.border.kind);
   const int border_value = params.border.value;
-  const Defines defines = image_defines(in.channels);
+  const Defines defines = image_defines(in.channels());
   if (variant == kGaussianLut) {
     const GaussianLut lut = gaussian_lut(weights);
     std::array<cl_int, kGaussianTaps * kGaussianTaps> classes{};
@@ -59,44 +42,42 @@ Image run_gaussian(Runtime& rt, const ConstImageView& input, const OpParams& par
     }
     const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "gaussian lut");
     const Buffer class_buffer = rt.upload(classes.data(), sizeof(classes), "gaussian classes");
-    rt.run(kGaussianProgram, "gaussian_lut", defines, in.pixels(), kTile, in.buffer, out, in.width,
-           in.height, border_kind, border_value, lut_buffer, class_buffer);
+    rt.run(kGaussianProgram, "gaussian_lut", defines, in.pixels(), kTile, in.buffer(), out,
+           in.width(), in.height(), border_kind, border_value, lut_buffer, class_buffer);
   } else if (variant == kGaussianStrip || variant == kGaussianVector) {
     const bool vector = variant == kGaussianVector;
-    const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels);
+    const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels());
     const Range strips{vector ? ceil_div(row_samples, kVectorLanes) : in.pixels().x,
                        ceil_div(in.pixels().y, static_cast<std::size_t>(kStripRows))};
     rt.run(kGaussianProgram, vector ? "gaussian_vector" : "gaussian_strip", defines, strips, kTile,
-           in.buffer, out, in.width, in.height, border_kind, border_value, q);
+           in.buffer(), out, in.width(), in.height(), border_kind, border_value, q);
   } else if (variant == kGaussianSeparable || variant == kGaussianDirect) {
     const char* kernel = variant == kGaussianSeparable ? "gaussian_separable" : "gaussian_direct";
-    rt.run(kGaussianProgram, kernel, defines, in.pixels(), kTile, in.buffer, out, in.width,
-           in.height, border_kind, border_value, q);
+    rt.run(kGaussianProgram, kernel, defines, in.pixels(), kTile, in.buffer(), out, in.width(),
+           in.height(), border_kind, border_value, q);
   } else {
     throw std::logic_error("run_gaussian: unknown variant");
   }
-  return download_image(rt, out, in.width, in.height, in.channels);
+  return {out, in.width(), in.height(), in.channels()};
 }
 
-Image run_sobel(Runtime& rt, const ConstImageView& input, const OpParams& params,
-                std::string_view variant) {
-  const DeviceInput in = upload(rt, input);
-  const Buffer gray = gray_plane(rt, in.buffer, in.width, in.height, in.channels);
-  Buffer out = rt.buffer(image_bytes(in.width, in.height, 1), "sobel output");
+DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
+                      std::string_view variant) {
+  const Buffer gray = gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels());
+  Buffer out = rt.buffer(image_bytes(in.width(), in.height(), 1), "sobel output");
   const bool vector = variant == kSobelVload16;
   const Range items =
       vector ? Range{ceil_div(in.pixels().x, kSobelLanes), in.pixels().y} : in.pixels();
   rt.run(kSobelProgram, vector ? "sobel_vload16" : "sobel_scalar", image_defines(1), items, kTile,
-         gray, out, in.width, in.height, static_cast<int>(params.border.kind),
+         gray, out, in.width(), in.height(), static_cast<int>(params.border.kind),
          static_cast<int>(params.border.value), static_cast<int>(params.sobel_output));
-  return download_image(rt, out, in.width, in.height, 1);
+  return {out, in.width(), in.height(), 1};
 }
 
-Image run_sharpen(Runtime& rt, const ConstImageView& input, const OpParams& params,
-                  std::string_view variant) {
-  const DeviceInput in = upload(rt, input);
-  Buffer out = rt.buffer(image_bytes(in.width, in.height, in.channels), "sharpen output");
-  const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels);
+DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
+                        std::string_view variant) {
+  Buffer out = rt.buffer(in.bytes(), "sharpen output");
+  const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels());
   Range items = in.pixels();
   const char* kernel = "sharpen_local";
   if (variant == kSharpenNaive) {
@@ -106,28 +87,27 @@ Image run_sharpen(Runtime& rt, const ConstImageView& input, const OpParams& para
     kernel = "sharpen_vector";
     items.x = ceil_div(row_samples, kSharpenLanes);
   }
-  rt.run(kSharpenProgram, kernel, image_defines(in.channels), items, kTile, in.buffer, out,
-         in.width, in.height, static_cast<int>(params.border.kind),
+  rt.run(kSharpenProgram, kernel, image_defines(in.channels()), items, kTile, in.buffer(), out,
+         in.width(), in.height(), static_cast<int>(params.border.kind),
          static_cast<int>(params.border.value));
-  return download_image(rt, out, in.width, in.height, in.channels);
+  return {out, in.width(), in.height(), in.channels()};
 }
 
-Image run_pool(Runtime& rt, const ConstImageView& input) {
-  const DeviceInput in = upload(rt, input);
-  const int out_width = (in.width + kPoolStride - 1) / kPoolStride;
-  const int out_height = (in.height + kPoolStride - 1) / kPoolStride;
-  Buffer out = rt.buffer(image_bytes(out_width, out_height, in.channels), "pool output");
-  rt.run(kPointProgram, "pool2x2", image_defines(in.channels),
+DeviceImage run_pool(Lane& rt, const DeviceImage& in) {
+  const int out_width = (in.width() + kPoolStride - 1) / kPoolStride;
+  const int out_height = (in.height() + kPoolStride - 1) / kPoolStride;
+  Buffer out = rt.buffer(image_bytes(out_width, out_height, in.channels()), "pool output");
+  rt.run(kPointProgram, "pool2x2", image_defines(in.channels()),
          {static_cast<std::size_t>(out_width), static_cast<std::size_t>(out_height)}, kTile,
-         in.buffer, out, in.width, in.height);
-  return download_image(rt, out, out_width, out_height, in.channels);
+         in.buffer(), out, in.width(), in.height());
+  return {out, out_width, out_height, in.channels()};
 }
 
 }  // namespace
 
-OpOutput run_filter_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
-                       std::string_view variant) {
-  OpOutput output;
+DeviceResult run_filter_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
+                           std::string_view variant) {
+  DeviceResult output;
   switch (op) {
     case Op::gray:
       output.image = run_gray(rt, input);

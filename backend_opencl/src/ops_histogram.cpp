@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kSegmentProgram = "segment";
 /// The histogram schedule the ops built on histograms use: the histogram op's default.
-std::string_view internal_histogram(const Runtime& rt) {
+std::string_view internal_histogram(const Lane& rt) {
   return rt.cpu_schedules() ? kHistogramTwoKernel : kHistogramLocalAtomics;
 }
 /// segment_adaptive_workgroup: work-group size (it must divide the 256 bins) and the shortest run
@@ -35,14 +35,14 @@ struct Shape {
   }
 };
 
-Shape shape_of(const ConstImageView& input) {
+Shape shape_of(const DeviceImage& input) {
   return {input.width(), input.height(), input.channels()};
 }
 
-std::vector<HistogramBins> run_histogram(Runtime& rt, const ConstImageView& input,
-                                         const OpParams& params, std::string_view variant) {
+std::vector<HistogramBins> run_histogram(Lane& rt, const DeviceImage& input, const OpParams& params,
+                                         std::string_view variant) {
   const Shape s = shape_of(input);
-  const Buffer image = upload_image(rt, input);
+  const Buffer& image = input.buffer();
   if (!params.per_channel || s.channels == 1) {
     const Buffer gray = gray_plane(rt, image, s.width, s.height, s.channels);
     return {device_histogram(rt, gray, s.pixels(), 1, 0, variant)};
@@ -54,9 +54,9 @@ std::vector<HistogramBins> run_histogram(Runtime& rt, const ConstImageView& inpu
   return result;
 }
 
-Image run_equalize(Runtime& rt, const ConstImageView& input) {
+DeviceImage run_equalize(Lane& rt, const DeviceImage& input) {
   const Shape s = shape_of(input);
-  const Buffer image = upload_image(rt, input);
+  const Buffer& image = input.buffer();
   const Defines defines = image_defines(s.channels);
   Buffer out = rt.buffer(image_bytes(s.width, s.height, s.channels), "equalize output");
   if (s.channels == 1) {
@@ -74,13 +74,13 @@ Image run_equalize(Runtime& rt, const ConstImageView& input) {
     rt.run(kPointProgram, "equalize_color", defines, s.range(), kTile, image, out, s.width,
            s.height, lut_buffer);
   }
-  return download_image(rt, out, s.width, s.height, s.channels);
+  return {out, s.width, s.height, s.channels};
 }
 
-OpOutput run_thresholding(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
-                          std::string_view variant) {
+DeviceResult run_thresholding(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
+                              std::string_view variant) {
   const Shape s = shape_of(input);
-  const Buffer image = upload_image(rt, input);
+  const Buffer& image = input.buffer();
   const Buffer gray = gray_plane(rt, image, s.width, s.height, s.channels);
   const HistogramBins hist = device_histogram(rt, gray, s.pixels(), 1, 0, internal_histogram(rt));
   const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
@@ -104,17 +104,17 @@ OpOutput run_thresholding(Runtime& rt, Op op, const ConstImageView& input, const
     rt.run(kPointProgram, "threshold", image_defines(1), s.range(), kTile, gray, out, s.width,
            s.height, threshold);
   }
-  OpOutput output;
+  DeviceResult output;
   output.threshold = threshold;
-  output.image = download_image(rt, out, s.width, s.height, 1);
+  output.image = {out, s.width, s.height, 1};
   return output;
 }
 
 }  // namespace
 
-OpOutput run_histogram_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
-                          std::string_view variant) {
-  OpOutput output;
+DeviceResult run_histogram_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
+                              std::string_view variant) {
+  DeviceResult output;
   switch (op) {
     case Op::histogram:
       output.histogram = run_histogram(rt, input, params, variant);

@@ -36,7 +36,7 @@ std::string_view chosen_variant(std::string_view variant, const StructuringEleme
 /// Runs the steps of one variant on device buffers; holds the variant's tables.
 class BufferSteps {
  public:
-  BufferSteps(Runtime& rt, const MorphologySetup& setup, std::string_view variant)
+  BufferSteps(Lane& rt, const MorphologySetup& setup, std::string_view variant)
       : rt_(rt), setup_(setup), variant_(variant) {
     if (variant == kMorphColumns) {
       const ColumnGroups groups = column_groups(setup.se);
@@ -100,7 +100,7 @@ class BufferSteps {
     }
   }
 
-  Runtime& rt_;
+  Lane& rt_;
   const MorphologySetup& setup_;
   std::string_view variant_;
   Buffer groups_;
@@ -111,10 +111,10 @@ class BufferSteps {
   Buffer columns_pass_;
 };
 
-Image run_buffers(Runtime& rt, const MorphologySetup& setup, const std::vector<MorphOp>& steps,
-                  const ConstImageView& input, std::string_view variant) {
+DeviceImage run_buffers(Lane& rt, const MorphologySetup& setup, const std::vector<MorphOp>& steps,
+                        const DeviceImage& input, std::string_view variant) {
   const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
-  const Buffer in = upload_image(rt, input);
+  const Buffer& in = input.buffer();
   const Buffer ping_pong[2] = {rt.buffer(bytes, "morphology output"),
                                rt.buffer(bytes, "morphology output")};
   BufferSteps runner(rt, setup, variant);
@@ -125,10 +125,10 @@ Image run_buffers(Runtime& rt, const MorphologySetup& setup, const std::vector<M
     src = &ping_pong[target];
     target = 1 - target;
   }
-  return download_image(rt, *src, setup.width, setup.height, setup.channels);
+  return {*src, setup.width, setup.height, setup.channels};
 }
 
-Buffer upload_spans(Runtime& rt, const StructuringElement& se) {
+Buffer upload_spans(Lane& rt, const StructuringElement& se) {
   std::vector<cl_int2> spans(se.row_spans.size());
   for (std::size_t j = 0; j < spans.size(); ++j) {
     spans[j].s[0] = se.row_spans[j].x0;
@@ -139,13 +139,13 @@ Buffer upload_spans(Runtime& rt, const StructuringElement& se) {
 
 }  // namespace
 
-OpOutput run_morphology_op(Runtime& rt, Op op, const ConstImageView& input, const OpParams& params,
-                           std::string_view variant) {
+DeviceResult run_morphology_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
+                               std::string_view variant) {
   MorphologySetup setup{input.width(), input.height(), input.channels(),
                         make_structuring_element(params.se), Buffer()};
   setup.spans = upload_spans(rt, setup.se);
   const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
-  OpOutput output;
+  DeviceResult output;
   const std::string_view chosen = chosen_variant(variant, setup.se, rt.cpu_schedules());
   output.image = chosen == kMorphImage2d ? run_morphology_images(rt, setup, steps, input)
                                          : run_buffers(rt, setup, steps, input, chosen);

@@ -2,7 +2,8 @@
 // backend from the registry (OpenMP on the CPU, CUDA on an NVIDIA GPU). OpenCL and CUDA
 // report kernel time (profiling events) and end-to-end time (upload, kernels, download and
 // host work); a CPU peer reports its wall time. Prints markdown tables and writes a CSV; it
-// measures, it does not grade. scripts/bench-opencl.sh drives it.
+// measures, it does not grade. With --transfers it measures the transfers and batches against
+// the bus instead (bench_transfers.hpp). scripts/bench-opencl.sh drives it.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bench_transfers.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
@@ -42,6 +44,8 @@ struct Args {
   std::string csv = "bench-opencl.csv";
   std::vector<std::string> only;
   double max_ms = 5000.0;
+  std::optional<TransferScale> transfers;
+  int transfer_runs = TransferArgs{}.runs;
 };
 
 struct BenchCase {
@@ -155,6 +159,10 @@ std::string ratio(double numerator, double denominator) {
 }
 
 int run(const Args& args) {
+  if (args.transfers) {
+    return run_transfers({*args.transfers, args.transfer_runs,
+                          BackendOptions{args.threads, args.platform, args.device}});
+  }
   const Image image = args.input.empty()
                           ? bench::synthetic_image(args.width, args.height, args.channels)
                           : load_image(args.input, {});
@@ -243,6 +251,16 @@ int main(int argc, char** argv) {
   app.add_option("--csv", args.csv, "CSV output")->capture_default_str();
   app.add_option("--only", args.only, "cases to run (labels)");
   app.add_option("--max-ms", args.max_ms, "time a variant once when its first run is slower")
+      ->capture_default_str();
+  const std::map<std::string, parfilter::bench::TransferScale> scales = {
+      {"quick", parfilter::bench::TransferScale::quick},
+      {"full", parfilter::bench::TransferScale::full},
+      {"auto", parfilter::bench::TransferScale::automatic}};
+  app.add_option("--transfers", args.transfers,
+                 "instead of the variants: transfers and batches against the bus; quick (to "
+                 "1920x1080, 4 images), full (to 7680x4320, 16 images) or auto (full on a GPU)")
+      ->transform(CLI::CheckedTransformer(scales, CLI::ignore_case));
+  app.add_option("--transfer-runs", args.transfer_runs, "timed runs per transfer measurement")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {

@@ -1,7 +1,7 @@
-// Internal: the BMP header parser and the general decoder: every bit depth, RLE8/RLE4, bit
-// fields, palettes in any file, V2 to V5 and OS/2 headers. bmp.cpp takes the common layouts
-// (24 and 32 bits, 8-bit palettes) by faster paths. Every read is bounds-checked against the
-// file's bytes.
+// Internal: the BMP header parser (bmp_format.cpp) and the general decoder (bmp_decode.cpp):
+// every bit depth, RLE8/RLE4, bit fields, palettes in any file, V2 to V5 and OS/2 headers.
+// bmp.cpp takes the common layouts (24 and 32 bits, 8-bit palettes) by faster paths. Every read
+// is bounds-checked against the file's bytes.
 #pragma once
 
 #include <array>
