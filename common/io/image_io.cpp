@@ -207,7 +207,9 @@ Image load_image(const std::filesystem::path& path, const LoadOptions& options) 
 
 std::vector<std::uint8_t> read_image_file(const std::filesystem::path& path,
                                           std::uint64_t max_bytes) {
-  return io::read_file_bounded(path, max_bytes);
+  // The public type is a plain vector; the copy costs a file's size, small beside a decode.
+  const io::FileBytes bytes = io::read_file_bounded(path, max_bytes);
+  return {bytes.begin(), bytes.end()};
 }
 
 Image load_image_from_memory(std::span<const std::uint8_t> bytes, const std::string& name,
