@@ -168,6 +168,7 @@ class CudaBackend final : public Backend {
   }
   /// Also starts creating the CUDA context on another thread (a few hundred milliseconds),
   /// so that it overlaps the first decodes instead of delaying the first upload.
+  [[nodiscard]] std::size_t batch_depth() const override { return kBatchSlots; }
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
     std::call_once(init_started_, [this] {
       init_ = std::async(std::launch::async, [this] {

@@ -100,6 +100,7 @@ class OpenClBackend final : public Backend {
   [[nodiscard]] int device_count() const override {
     return static_cast<int>(opencl::candidate_count(devices_, request_.platform));
   }
+  [[nodiscard]] std::size_t batch_depth() const override { return kBatchLanes; }
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
     if (!choice_.device) return nullptr;
     return Runtime::of(devices_.devices[*choice_.device].id).host_pool();

@@ -42,7 +42,7 @@ class Pipeline {
       : jobs_(jobs),
         compute_on_host_(options.compute_on_host),
         pause_min_ms_(options.pause_min_ms),
-        limit_(images_in_flight(workers)),
+        limit_(images_in_flight(workers) + backend.batch_depth() - 1),
         pool_(workers) {
     context_.checkpoint = [this] { pool_.checkpoint(); };
     context_.parallel_for = [this](std::size_t count,

@@ -181,10 +181,12 @@ TEST(Pipeline, WorkersPauseWhileAHostBackendComputes) {
   EXPECT_EQ(backend.overlaps_.load(), 0);
 }
 
-/// A backend that takes up to three inputs before it returns the first result, as the GPU
-/// backends overlap uploads with kernels.
+/// A backend that holds three inputs when it asks for a fourth, and only then returns the
+/// first result, as the GPU backends overlap uploads with kernels.
 class OverlappingBackend final : public Backend {
  public:
+  static constexpr std::size_t kDepth = 3;
+  [[nodiscard]] std::size_t batch_depth() const override { return kDepth; }
   [[nodiscard]] std::string_view name() const override { return "overlapping"; }
   [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
   [[nodiscard]] Availability availability() const override { return {}; }
@@ -202,7 +204,7 @@ class OverlappingBackend final : public Backend {
     };
     for (auto input = callbacks.next(); input; input = callbacks.next()) {
       held.push_back(std::move(*input));
-      if (held.size() == 3) retire();
+      if (held.size() > kDepth) retire();
     }
     while (!held.empty()) retire();
   }
@@ -212,12 +214,14 @@ class OverlappingBackend final : public Backend {
 };
 
 TEST(Pipeline, FeedsABackendThatOverlapsSeveralInputs) {
-  OverlappingBackend backend;
-  RecordingJobs jobs(10);
-  jobs.fail_load_ = 4;
-  run_batch_pipeline(backend, kGaussian, jobs, {2, false});
-  EXPECT_EQ(jobs.order_, iota(10));
-  EXPECT_TRUE(jobs.outcomes_[4].failure);
+  for (const int threads : {1, 2}) {  // one worker: a window of T + 2 alone would never fill
+    OverlappingBackend backend;
+    RecordingJobs jobs(10);
+    jobs.fail_load_ = 4;
+    run_batch_pipeline(backend, kGaussian, jobs, {threads, false});
+    EXPECT_EQ(jobs.order_, iota(10));
+    EXPECT_TRUE(jobs.outcomes_[4].failure);
+  }
 }
 
 class FailingSource final : public RecordingJobs {

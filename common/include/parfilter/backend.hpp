@@ -113,6 +113,10 @@ class Backend {
   /// Where inputs and outputs should live for the fastest transfers (a device backend's pool
   /// of page-locked buffers), or null for ordinary heap memory.
   [[nodiscard]] virtual std::shared_ptr<SampleAllocator> host_allocator() { return nullptr; }
+  /// The most inputs run_batch holds, without a result handed back, when it asks callbacks.next
+  /// for another (a batch pipeline sizes its window by it: a smaller window would wait for an
+  /// input that waits for a result).
+  [[nodiscard]] virtual std::size_t batch_depth() const { return 1; }
 
   /// Runs the chain's ops in order on `input`, each on the previous one's result, and returns
   /// the last one's output; `times` sums the steps' stages. The default calls run() per step;
