@@ -11,9 +11,9 @@
 #include <optional>
 #include <streambuf>
 
+#include "cli_driver.hpp"
 #include "mpi_driver.hpp"
 #include "parfilter/backends/mpi.hpp"
-#include "cli_driver.hpp"
 
 namespace {
 

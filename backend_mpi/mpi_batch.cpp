@@ -360,8 +360,7 @@ int run_batch(const JobRunner& runner) {
         run_rank_pipeline(runner, *backend, own_jobs);
       }
     });
-    runner.info(batch_summary(runner.jobs().size(), tally.failed(), elapsed_ms(start),
-                              world.size));
+    runner.info(batch_summary(runner.jobs().size(), tally.failed(), elapsed_ms(start), world.size));
     exit_code = tally.exit_code();
   } else {
     RankJobs jobs(runner, comm, world.root, on_root, nullptr, nullptr);

@@ -4,9 +4,9 @@
 #include <optional>
 #include <vector>
 
+#include "cpu_backend.hpp"
 #include "mpi_comm.hpp"
 #include "parfilter/backend.hpp"
-#include "cpu_backend.hpp"
 
 namespace parfilter::mpi_detail {
 

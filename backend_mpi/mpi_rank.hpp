@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "parfilter/backend.hpp"
 #include "cpu_backend.hpp"
+#include "parfilter/backend.hpp"
 
 namespace parfilter::mpi_detail {
 

@@ -33,7 +33,7 @@ namespace {
 
 constexpr int kThreads = 128;    ///< output columns per block
 constexpr int kStripRows = 128;  ///< output rows per block (the element's height - 1 warm up)
-constexpr int kQuad = 4;  ///< pixels per 16-byte copy (RGBA only)
+constexpr int kQuad = 4;         ///< pixels per 16-byte copy (RGBA only)
 constexpr int kAlphaPerWord = 4;
 constexpr unsigned int kSelectorBits = 4;
 /// __byte_perm selector: the first word, with byte 3 of the second word as its byte k.
@@ -181,10 +181,10 @@ __device__ __forceinline__ void pair_step(const std::uint32_t* rows, int n0, Col
   const std::uint32_t own_b = horizontal<Op, L>(rows + (U + 1) * L::kLine, b_low, b_high);
   constexpr int kSlotA = U % H;  // ring slots of rows n and n + 1 (a chunk is a multiple of H)
   constexpr int kSlotB = (U + 1) % H;
-  col.alpha[kSlotA / kAlphaPerWord] = __byte_perm(col.alpha[kSlotA / kAlphaPerWord], own_a,
-                                                  put_alpha(kSlotA % kAlphaPerWord));
-  col.alpha[kSlotB / kAlphaPerWord] = __byte_perm(col.alpha[kSlotB / kAlphaPerWord], own_b,
-                                                  put_alpha(kSlotB % kAlphaPerWord));
+  col.alpha[kSlotA / kAlphaPerWord] =
+      __byte_perm(col.alpha[kSlotA / kAlphaPerWord], own_a, put_alpha(kSlotA % kAlphaPerWord));
+  col.alpha[kSlotB / kAlphaPerWord] =
+      __byte_perm(col.alpha[kSlotB / kAlphaPerWord], own_b, put_alpha(kSlotB % kAlphaPerWord));
   // Output n - H + 1 takes its last element row (H - 1) from row n alone.
   constexpr int kLast = (U + 1) % H;
   constexpr int kLastSpan = P.span_of_row[H - 1];
@@ -222,8 +222,7 @@ __device__ __forceinline__ void chunk_steps(std::integer_sequence<int, Pair...>,
 }
 
 template <MorphOp Op, class Element>
-__global__ void __launch_bounds__(kThreads)
-    morph_spans_kernel(DeviceImage in, DeviceImage out) {
+__global__ void __launch_bounds__(kThreads) morph_spans_kernel(DeviceImage in, DeviceImage out) {
   using L = Layout<Element>;
   constexpr int H = L::kRows;
   __shared__ __align__(16) std::uint32_t tile[2][L::kChunk * L::kLine];
@@ -253,8 +252,8 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     const std::uint32_t* rows =
         tile[c & 1] + (L::kPad - L::kPlan.reach_left) + static_cast<int>(threadIdx.x);
-    chunk_steps<Op, L>(std::make_integer_sequence<int, L::kChunk / 2>{}, rows, c * L::kChunk,
-                       col, out, x, y0, outputs);
+    chunk_steps<Op, L>(std::make_integer_sequence<int, L::kChunk / 2>{}, rows, c * L::kChunk, col,
+                       out, x, y0, outputs);
     __syncthreads();  // every thread is done with this buffer before the next stage refills it
   }
 }

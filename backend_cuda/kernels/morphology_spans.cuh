@@ -69,10 +69,10 @@ struct Plan {
   int reach_left = 0;   ///< columns left of the anchor that some row covers
   int reach_right = 0;  ///< columns right of it
   int taps = 0;
-  int spans = 0;                  ///< distinct spans, narrowest first
+  int spans = 0;  ///< distinct spans, narrowest first
   int span_of_row[kMaxRows] = {};
-  int parent[kMaxRows] = {};      ///< a span inside this one, computed before it, or -1
-  int added[kMaxRows] = {};       ///< taps this span adds to its parent (or, without one, all)
+  int parent[kMaxRows] = {};  ///< a span inside this one, computed before it, or -1
+  int added[kMaxRows] = {};   ///< taps this span adds to its parent (or, without one, all)
   int add[kMaxRows][kMaxTaps] = {};
 };
 

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cstring>
 #include <future>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>

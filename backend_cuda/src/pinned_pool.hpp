@@ -4,11 +4,11 @@
 // for the next image, up to a cap; cudaHostAlloc is slow (it pins every page), reuse is not.
 #pragma once
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 
 #include "parfilter/image.hpp"
 

@@ -273,9 +273,8 @@ TEST(CudaBackend, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
     for (const Image& input : inputs) expected.push_back(step_by_step(chain, input));
     std::size_t done = 0;
     BatchCallbacks callbacks;
-    callbacks.next = indexed_inputs(inputs.size(), [&](std::size_t i) -> std::optional<Image> {
-      return std::move(inputs[i]);
-    });
+    callbacks.next = indexed_inputs(
+        inputs.size(), [&](std::size_t i) -> std::optional<Image> { return std::move(inputs[i]); });
     callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes&) {
       EXPECT_TRUE(same(expected[i], output)) << chain_name(chain) << " batch #" << i;
       ++done;
