@@ -4,13 +4,16 @@
 # (OpenCV in C++, else cv2 from Python; NPP on a CUDA machine) and the bandwidth limits, and
 # writes OUT/results.csv, OUT/results.md and OUT/charts/*.png (where matplotlib is found).
 #
-#   scripts/bench-report.sh [--quick | --default | --full] [--machine NAME] [--out DIR]
+#   scripts/bench-report.sh [--quick | --default | --full | --simd] [--machine NAME] [--out DIR]
 #                           [--ranks "1 2 4"] [--settle-ms MS] [--no-build] [--no-charts]
 #                           [--build-only]
 #
 #   --quick    a minute or two on a 2-core VM: scripts/demo.sh runs it
 #   --default  (the default) a few minutes on a 2-core VM
 #   --full     every section, sizes 256 to 8192 and the classic comparisons
+#   --simd     the CPU kernels against OpenCV op by op (3840x2160 RGB, the histogram ops on
+#              gray) at 1 thread and every core, default and scalar loops, next to memcpy:
+#              OUT/simd.md (bench/simd_table.py); a few minutes
 #              (about 5 minutes on a 2-core VM; about 4 on 16 cores with an H200)
 #   --settle-ms idle time after each contender's runs (parfilter-bench's default: 20 ms)
 #   --build-only  build parfilter-bench in the build dir and stop (scripts/bench-gpu-settle.sh)
@@ -38,7 +41,7 @@ charts=1
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --quick | --default | --full) preset="${1#--}"; shift ;;
+    --quick | --default | --full | --simd) preset="${1#--}"; shift ;;
     --machine) machine="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
     --ranks) ranks_list="$2"; shift 2 ;;
@@ -103,6 +106,8 @@ case "$preset" in
   default)
     sizes=256,1024,2048; gray_sizes=1024; se_size=1024; se_list=3,7,15,31; thread_size=2048
     timing=(--warmup 2 --repeats 5 --budget-ms 1500); classic=0; ranks_default="1 2" ;;
+  simd)
+    timing=(--warmup 2 --repeats 7 --budget-ms 3000); ranks_default="" ;;
   full)
     sizes=256,512,1024,2048,4096,8192; gray_sizes=1024,4096; se_size=1024; se_list=3,7,15,31
     thread_size=4096; timing=(--warmup 2 --repeats 5 --budget-ms 2000); classic=1
@@ -140,6 +145,20 @@ cv2() {
     "${timing[@]}" "$@" >>"$out_dir/bench.log"
 }
 
+if [[ $preset == simd ]]; then
+  simd_ops=gray,gaussian,sharpen,sobel,pool,erode,dilate
+  for threads in 1 "$cores"; do
+    run simd --backends serial,openmp --variants default,scalar --ops "$simd_ops" --se 3,15 \
+      --sizes 3840x2160 --channels 3 --threads "$threads"
+    cv2 simd --ops "$simd_ops" --se 3,15 --sizes 3840x2160 --channels 3 --threads "$threads"
+    run simd --backends serial,openmp --variants default,scalar --ops histogram,equalize,otsu \
+      --sizes 3840x2160 --channels 1 --threads "$threads"
+    cv2 simd --ops histogram,equalize,otsu --sizes 3840x2160 --channels 1 --threads "$threads"
+  done
+  python3 "$root/bench/simd_table.py" "$csv" | tee "$out_dir/simd.md"
+  echo "bench-report: simd run took $((SECONDS - start)) s; results in $out_dir" >&2
+  exit 0
+fi
 run scaling --ops "$ops" --sizes "$sizes" --channels 4 --threads "$cores"
 cv2 scaling --ops "$ops" --sizes "$sizes" --channels 4 --threads "$cores"
 if [[ -n "$gray_sizes" ]]; then
