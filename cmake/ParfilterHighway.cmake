@@ -55,8 +55,11 @@ function(parfilter_link_highway target)
     target_sources(${target} PRIVATE ${ARGN})
     target_link_libraries(${target} PRIVATE hwy::hwy)
     target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_HWY=1)
+    # SSSE3 adds nothing over SSE4's ops here. The fallback target is SCALAR on every compiler
+    # (the kernels then leave each row to the plain loops): Highway picks EMU128 instead on
+    # GCC 12.3 and later, whose vectors are arrays, not the x86 registers the helpers use.
     set_source_files_properties(${ARGN} PROPERTIES COMPILE_DEFINITIONS
-                                "HWY_DISABLED_TARGETS=HWY_SSSE3")
+                                "HWY_DISABLED_TARGETS=HWY_SSSE3;HWY_BROKEN_EMU128=1")
   else()
     target_sources(${target} PRIVATE kernels/simd_absent.cpp)
   endif()
