@@ -101,22 +101,38 @@ DeviceRequest device_request(const BackendOptions& options, const char* env) {
   return {"", "", "default: the first GPU, else the first device"};
 }
 
-DeviceChoice choose_device(const DeviceList& list, const DeviceRequest& request) {
-  if (list.platforms.empty()) return {std::nullopt, "no OpenCL platform"};
+namespace {
+
+/// The devices on the platforms `platform` matches (every one when empty), platform by
+/// platform, GPUs first: what an index (--device N, the listing's [N]) counts.
+std::vector<std::size_t> ordered_candidates(const DeviceList& list, std::string_view platform) {
   std::vector<std::size_t> candidates;
-  bool any_platform = false;
   for (std::size_t p = 0; p < list.platforms.size(); ++p) {
-    if (!request.platform.empty() && !platform_matches(list.platforms[p], p, request.platform)) {
-      continue;
-    }
-    any_platform = true;
+    if (!platform.empty() && !platform_matches(list.platforms[p], p, platform)) continue;
     for (std::size_t d = 0; d < list.devices.size(); ++d) {
       if (list.devices[d].platform == static_cast<int>(p)) candidates.push_back(d);
     }
   }
+  // GPUs first, so that index N names the N-th GPU wherever there are GPUs (ranks spread
+  // over a host's GPUs by index, never onto a CPU device beside them).
+  std::stable_partition(candidates.begin(), candidates.end(), [&](std::size_t d) {
+    return (list.devices[d].type & CL_DEVICE_TYPE_GPU) != 0;
+  });
+  return candidates;
+}
+
+}  // namespace
+
+DeviceChoice choose_device(const DeviceList& list, const DeviceRequest& request) {
+  if (list.platforms.empty()) return {std::nullopt, "no OpenCL platform"};
+  bool any_platform = request.platform.empty();
+  for (std::size_t p = 0; p < list.platforms.size() && !any_platform; ++p) {
+    any_platform = platform_matches(list.platforms[p], p, request.platform);
+  }
   if (!any_platform) {
     return {std::nullopt, "no OpenCL platform matching " + in_quotes(request.platform)};
   }
+  const std::vector<std::size_t> candidates = ordered_candidates(list, request.platform);
   const std::string where =
       request.platform.empty() ? "" : " on platform " + in_quotes(request.platform);
   if (candidates.empty()) return {std::nullopt, "no OpenCL device" + where};
@@ -137,12 +153,11 @@ DeviceChoice choose_device(const DeviceList& list, const DeviceRequest& request)
 }
 
 std::size_t candidate_count(const DeviceList& list, std::string_view platform) {
-  std::size_t count = 0;
-  for (const DeviceInfo& device : list.devices) {
-    const auto p = static_cast<std::size_t>(device.platform);
-    if (platform.empty() || platform_matches(list.platforms[p], p, platform)) ++count;
-  }
-  return count;
+  const std::vector<std::size_t> candidates = ordered_candidates(list, platform);
+  const auto gpus = std::count_if(candidates.begin(), candidates.end(), [&](std::size_t d) {
+    return (list.devices[d].type & CL_DEVICE_TYPE_GPU) != 0;
+  });
+  return gpus > 0 ? static_cast<std::size_t>(gpus) : candidates.size();
 }
 
 DeviceList enumerate_devices() {
@@ -182,6 +197,7 @@ DeviceList enumerate_devices() {
 std::string describe(const DeviceList& list, const DeviceRequest& request,
                      const DeviceChoice& choice) {
   std::ostringstream out;
+  const std::vector<std::size_t> order = ordered_candidates(list, "");
   if (list.platforms.empty())
     out << "no OpenCL platform (no driver registered with the ICD loader)\n";
   for (std::size_t p = 0; p < list.platforms.size(); ++p) {
@@ -191,7 +207,8 @@ std::string describe(const DeviceList& list, const DeviceRequest& request,
     for (std::size_t d = 0; d < list.devices.size(); ++d) {
       const DeviceInfo& device = list.devices[d];
       if (device.platform != static_cast<int>(p)) continue;
-      out << (choice.device == d ? "  * " : "    ") << "[" << d << "] device " << device.index
+      const auto listed = std::find(order.begin(), order.end(), d) - order.begin();
+      out << (choice.device == d ? "  * " : "    ") << "[" << listed << "] device " << device.index
           << ": " << device.name << " (" << device_type_name(device.type) << ", "
           << device.compute_units << " compute units, " << std::fixed << std::setprecision(1)
           << static_cast<double>(device.global_memory) / kBytesPerGiB << " GiB, " << device.version

@@ -3,7 +3,7 @@
 // --platform takes an index or a case-insensitive substring of a platform's name or vendor.
 // --device takes an index or a case-insensitive substring of a device's name or type ("gpu",
 // "cpu", "accelerator"); its index counts the devices of the selected platform, or of every
-// platform in listing order when no platform is given. PARFILTER_OPENCL_DEVICE says the same
+// platform, GPUs first (in listing order), then the others. PARFILTER_OPENCL_DEVICE says the same
 // as "PLATFORM:DEVICE", "PLATFORM:" or "DEVICE"; it is read only when neither --platform nor
 // --device is given. The default is the first GPU, else the first device.
 #pragma once
@@ -66,8 +66,9 @@ struct DeviceChoice {
 };
 [[nodiscard]] DeviceChoice choose_device(const DeviceList& list, const DeviceRequest& request);
 
-/// How many devices an index (--device N) can name on the platforms `platform` matches
-/// (every platform when empty): parfilter-mpi picks one by each rank's local rank.
+/// How many devices parfilter-mpi spreads its ranks over (by local rank, as --device N) on the
+/// platforms `platform` matches (every platform when empty): the GPUs where there are any,
+/// else every device.
 [[nodiscard]] std::size_t candidate_count(const DeviceList& list, std::string_view platform);
 
 /// Every platform and device of this machine (an empty list when the ICD loader finds none).

@@ -64,14 +64,23 @@ TEST(ChooseDevice, DefaultIsTheFirstGpuElseTheFirstDevice) {
   EXPECT_EQ(chosen(list, "pocl", ""), 0U);  // no GPU there: its first device
 }
 
-TEST(ChooseDevice, IndexCountsTheSelectedPlatformsDevices) {
+TEST(ChooseDevice, IndexCountsTheSelectedPlatformsDevicesGpusFirst) {
   const DeviceList list = two_platforms();
-  EXPECT_EQ(chosen(list, "", "0"), 0U);  // all platforms, in listing order
-  EXPECT_EQ(chosen(list, "", "3"), 3U);
-  EXPECT_EQ(chosen(list, "1", "0"), 1U);  // within platform 1
-  EXPECT_EQ(chosen(list, "nvidia", "2"), 3U);
+  EXPECT_EQ(chosen(list, "", "0"), 2U);  // all platforms: the GPUs, then the others
+  EXPECT_EQ(chosen(list, "", "1"), 3U);
+  EXPECT_EQ(chosen(list, "", "2"), 0U);
+  EXPECT_EQ(chosen(list, "", "3"), 1U);
+  EXPECT_EQ(chosen(list, "1", "0"), 2U);  // within platform 1
+  EXPECT_EQ(chosen(list, "nvidia", "2"), 1U);
   EXPECT_FALSE(chosen(list, "1", "3"));
   EXPECT_FALSE(chosen(list, "", "99999999999999999999999"));
+}
+
+TEST(ChooseDevice, RanksSpreadOverTheGpusWhereThereAreAny) {
+  const DeviceList list = two_platforms();
+  EXPECT_EQ(candidate_count(list, ""), 2U);  // the two GPUs, not the CPUs beside them
+  EXPECT_EQ(candidate_count(list, "pocl"), 1U);
+  EXPECT_EQ(candidate_count(DeviceList{}, ""), 0U);
 }
 
 TEST(ChooseDevice, NamesMatchCaseInsensitiveSubstringsOfNameVendorOrType) {
@@ -99,8 +108,8 @@ TEST(ChooseDevice, ListingMarksTheChoice) {
   const DeviceList list = two_platforms();
   const DeviceRequest request{"", "h200", "--platform/--device"};
   const std::string text = describe(list, request, choose_device(list, request));
-  EXPECT_NE(text.find("  * [3] device 2: NVIDIA H200 (GPU"), std::string::npos) << text;
-  EXPECT_NE(text.find("    [0] device 0: pthread-skylake (CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("  * [1] device 2: NVIDIA H200 (GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("    [2] device 0: pthread-skylake (CPU"), std::string::npos) << text;
   EXPECT_NE(text.find("platform 1: NVIDIA CUDA"), std::string::npos) << text;
   const DeviceRequest none{"", "MI300", "test"};
   EXPECT_NE(describe(list, none, choose_device(list, none)).find("no OpenCL device matching"),

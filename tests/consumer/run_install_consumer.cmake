@@ -68,6 +68,9 @@ foreach(library IN LISTS libraries)
 endforeach()
 
 # ---- the consumer, serial only, with MPI, CUDA and OpenCL out of find_package's reach
+if(DEPS_PREFIX_PATH)  # where the build found parfilter's own dependencies (Highway, ...)
+  set(ENV{CMAKE_PREFIX_PATH} "${DEPS_PREFIX_PATH}")
+endif()
 step("configure the consumer" ${CMAKE_COMMAND} -S ${CONSUMER_SRC} -B ${consumer_build}
      ${generator_args} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
      -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
