@@ -30,9 +30,4 @@ bool launch_morphology_vhgw_tile(MorphOp op, const DeviceImage& in, const Device
 bool launch_morphology_small_rect(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                                   const MorphRect& rect, bool combine, cudaStream_t stream);
 
-/// An RGBA image by an element with a kernel of its own (morphology_spans.cu: odd ellipses and
-/// crosses up to 15 x 15), in one pass; false when the element or image does not qualify.
-bool launch_morphology_spans(MorphOp op, const DeviceImage& in, const DeviceImage& out,
-                             const MorphSpans& element, cudaStream_t stream);
-
 }  // namespace parfilter::cuda

@@ -1,7 +1,5 @@
 // Erosion and dilation (min / max over a structuring element, pixels outside the image
-// ignored, alpha copied), in four variants:
-//   spans     - RGBA images by an odd ellipse or cross up to 15 x 15 in one pass
-//               (morphology_spans.cu); other elements and images as vhgw;
+// ignored, alpha copied), in three variants:
 //   naive     - a thread per pixel loops over the element's rows and their set columns;
 //   separable - the element as a union of rectangles (each row of an element is one run, so
 //               cuda_ops.cpp splits it); each rectangle is a row pass then a column pass, the
@@ -164,10 +162,6 @@ void run_morphology(MorphVariant variant, const DeviceImage& in, const DeviceIma
                     const MorphSpans& spans, cudaStream_t stream) {
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid(blocks_for(in.width, kBlockX), blocks_for(in.height, kBlockY));
-  if (variant == MorphVariant::spans) {
-    if (launch_morphology_spans(Op, in, out, spans, stream)) return;
-    variant = MorphVariant::vhgw;  // other elements and images: the rectangles
-  }
   if (variant == MorphVariant::naive) {
     morph_naive_kernel<C, Op><<<grid, block, 0, stream>>>(in, out, span_table(spans));
     CUDA_CHECK_LAUNCH("morph_naive_kernel");

@@ -33,8 +33,7 @@ const VariantNames<SharpenVariant> kSharpenVariants = {{"vector", SharpenVariant
 const VariantNames<HistogramVariant> kHistogramVariants = {
     {"shared-atomics", HistogramVariant::shared_atomics},
     {"no-atomics", HistogramVariant::no_atomics}};
-const VariantNames<MorphVariant> kMorphVariants = {{"spans", MorphVariant::spans},
-                                                   {"vhgw", MorphVariant::vhgw},
+const VariantNames<MorphVariant> kMorphVariants = {{"vhgw", MorphVariant::vhgw},
                                                    {"naive", MorphVariant::naive},
                                                    {"separable", MorphVariant::separable}};
 constexpr std::string_view kSobelMulti = "multi";

@@ -95,7 +95,7 @@ void launch_adaptive_segment(const DeviceImage& gray, const DeviceImage& out, in
 
 // ---- morphology (kernels/morphology*.cu)
 // ---------------------------------------------------------
-enum class MorphVariant : std::uint8_t { spans, vhgw, separable, naive };
+enum class MorphVariant : std::uint8_t { vhgw, separable, naive };
 
 /// A rectangle of the structuring element, relative to its anchor: columns [x0, x1), rows
 /// [y0, y1). An element is the union of such rectangles (morphology_rects in cuda_ops.cpp).
