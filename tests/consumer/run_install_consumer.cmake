@@ -70,6 +70,13 @@ endforeach()
 # ---- the consumer, serial only, with MPI, CUDA and OpenCL out of find_package's reach
 if(DEPS_PREFIX_PATH)  # where the build found parfilter's own dependencies (Highway, ...)
   set(ENV{CMAKE_PREFIX_PATH} "${DEPS_PREFIX_PATH}")
+  string(REPLACE ":" ";" deps_prefixes "${DEPS_PREFIX_PATH}")
+  foreach(deps_prefix IN LISTS deps_prefixes)  # and their shared libraries, for the runs below
+    file(GLOB deps_libdirs LIST_DIRECTORIES true "${deps_prefix}/lib" "${deps_prefix}/lib/*-linux-gnu")
+    foreach(libdir IN LISTS deps_libdirs)
+      set(ENV{LD_LIBRARY_PATH} "${libdir}:$ENV{LD_LIBRARY_PATH}")
+    endforeach()
+  endforeach()
 endif()
 step("configure the consumer" ${CMAKE_COMMAND} -S ${CONSUMER_SRC} -B ${consumer_build}
      ${generator_args} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
