@@ -87,7 +87,8 @@ std::string help_footer(const std::string& program) {
          "  writes DIR/<input stem>.<ext> (ext: --format, else the input's, else png; csv for\n"
          "  histogram) and goes on past failed inputs. Worker threads decode and encode while\n"
          "  the backend computes; at most --threads + 2 images are in memory at once (decoded,\n"
-         "  computing or being encoded), however long the batch.\n"
+         "  computing or being encoded; 2 more on a GPU backend, which keeps 3 in flight),\n"
+         "  however long the batch.\n"
          "Options an op does not read are rejected. docs/FILTERS.md specifies every op.\n"
          "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input.";
 }
