@@ -57,15 +57,6 @@ Image input_for(Size size, int channels) {
       static_cast<std::uint32_t>(size.width * kSeedFactor + size.height + channels));
 }
 
-::testing::AssertionResult same(const OpOutput& expected, const OpOutput& actual) {
-  if (expected.threshold != actual.threshold) {
-    return ::testing::AssertionFailure() << "threshold " << expected.threshold.value_or(-1)
-                                         << " != " << actual.threshold.value_or(-1);
-  }
-  if (expected.histogram != actual.histogram) return ::testing::AssertionFailure() << "histogram";
-  return test::same_image(expected.image, actual.image);
-}
-
 /// Every variant of `op` with `params` on every size (up to max_pixels, to keep the
 /// reference's cost down for large windows and elements) and channel count.
 void check_op(Op op, const OpParams& base, const std::string& what,
@@ -79,7 +70,7 @@ void check_op(Op op, const OpParams& base, const std::string& what,
         OpParams params = base;
         params.variant = variant;
         const OpOutput actual = cuda_backend().run(op, input.view(), params);
-        EXPECT_TRUE(same(expected, actual))
+        EXPECT_TRUE(test::same_output(expected, actual))
             << op_name(op) << " " << variant << " " << what << " on " << size.width << "x"
             << size.height << "x" << channels;
       }
@@ -142,7 +133,8 @@ TEST(CudaBackend, SobelMagnitudeOfEveryGradientPair) {
   for (const std::string& variant : cuda_backend().variants(Op::sobel)) {
     OpParams params;
     params.variant = variant;
-    EXPECT_TRUE(same(expected, cuda_backend().run(Op::sobel, input.view(), params))) << variant;
+    EXPECT_TRUE(test::same_output(expected, cuda_backend().run(Op::sobel, input.view(), params)))
+        << variant;
   }
 }
 
@@ -215,7 +207,8 @@ TEST(CudaBackend, BatchRunsEveryInputInOrder) {
     });
     callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes& times) {
       order.push_back(i);
-      EXPECT_TRUE(same(reference::run(op, inputs[i], params), output)) << op_name(op) << " #" << i;
+      EXPECT_TRUE(test::same_output(reference::run(op, inputs[i], params), output))
+          << op_name(op) << " #" << i;
       EXPECT_TRUE(times.upload_ms.has_value());
     };
     callbacks.failed = [&](std::size_t i, const std::exception_ptr&) {
@@ -261,7 +254,8 @@ TEST(CudaBackend, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
     for (const Size size : sizes()) {
       for (const int channels : kChannels) {
         const Image input = input_for(size, channels);
-        EXPECT_TRUE(same(step_by_step(chain, input), backend.run_chain(chain, input.view())))
+        EXPECT_TRUE(
+            test::same_output(step_by_step(chain, input), backend.run_chain(chain, input.view())))
             << chain_name(chain) << " " << size.width << "x" << size.height << " c" << channels;
         Image pinned = Image::uninitialized(input.width(), input.height(), input.channels(),
                                             backend.host_allocator());
@@ -276,7 +270,7 @@ TEST(CudaBackend, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
     callbacks.next = indexed_inputs(
         inputs.size(), [&](std::size_t i) -> std::optional<Image> { return std::move(inputs[i]); });
     callbacks.done = [&](std::size_t i, OpOutput&& output, const StageTimes&) {
-      EXPECT_TRUE(same(expected[i], output)) << chain_name(chain) << " batch #" << i;
+      EXPECT_TRUE(test::same_output(expected[i], output)) << chain_name(chain) << " batch #" << i;
       ++done;
     };
     callbacks.failed = [&](std::size_t i, const std::exception_ptr&) {

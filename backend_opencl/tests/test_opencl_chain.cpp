@@ -35,15 +35,6 @@ Image input_for(Size size, int channels) {
       static_cast<std::uint32_t>(size.width * kSeedFactor + size.height + channels));
 }
 
-::testing::AssertionResult same(const OpOutput& expected, const OpOutput& actual) {
-  if (expected.threshold != actual.threshold) {
-    return ::testing::AssertionFailure() << "threshold " << expected.threshold.value_or(-1)
-                                         << " != " << actual.threshold.value_or(-1);
-  }
-  if (expected.histogram != actual.histogram) return ::testing::AssertionFailure() << "histogram";
-  return test::same_image(expected.image, actual.image);
-}
-
 OpOutput step_by_step(const OpChain& chain, const Image& input) {
   OpOutput output;
   Image current = input;
@@ -120,7 +111,7 @@ TEST_F(OpenClChainTest, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
         expected.push_back(step_by_step(chain, input));
         StageTimes times;
         const OpOutput single = backend.run_chain(chain, input.view(), &times);
-        EXPECT_TRUE(same(expected.back(), single))
+        EXPECT_TRUE(test::same_output(expected.back(), single))
             << chain_name(chain) << " " << size.width << "x" << size.height << " c" << channels;
         EXPECT_TRUE(times.upload_ms && times.download_ms && times.build_ms);
         if (!single.image.empty()) {
@@ -134,7 +125,8 @@ TEST_F(OpenClChainTest, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
     ASSERT_EQ(run.order.size(), expected.size()) << chain_name(chain);
     for (std::size_t i = 0; i < expected.size(); ++i) {
       EXPECT_EQ(run.order[i], i);
-      EXPECT_TRUE(same(expected[i], *run.outputs[i])) << chain_name(chain) << " batch #" << i;
+      EXPECT_TRUE(test::same_output(expected[i], *run.outputs[i]))
+          << chain_name(chain) << " batch #" << i;
     }
   }
 }
@@ -168,7 +160,7 @@ TEST_F(OpenClChainTest, APaddedViewMatchesTheReference) {
     const ConstImageView view(padded.data(), image.width(), image.height(), channels,
                               static_cast<std::ptrdiff_t>(stride), {0, image.height()});
     const OpChain chain = {{Op::sharpen, {}}, {Op::gaussian, {}}};
-    EXPECT_TRUE(same(step_by_step(chain, image), backend_->run_chain(chain, view)))
+    EXPECT_TRUE(test::same_output(step_by_step(chain, image), backend_->run_chain(chain, view)))
         << "c" << channels;
   }
 }
@@ -205,7 +197,7 @@ TEST_F(OpenClChainTest, ABatchReportsAFailedImageAndGoesOn) {
   EXPECT_TRUE(std::is_sorted(run.order.begin(), run.order.end()));
   for (std::size_t i = 0; i < kImages; ++i) {
     if (i == kFailing) continue;
-    EXPECT_TRUE(same(expected[i], *run.outputs[i])) << "#" << i;
+    EXPECT_TRUE(test::same_output(expected[i], *run.outputs[i])) << "#" << i;
   }
 }
 

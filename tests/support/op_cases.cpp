@@ -171,27 +171,4 @@ Backend& backend_named(const std::string& name, int threads) {
   return *it->second;
 }
 
-::testing::AssertionResult same_output(const OpOutput& expected, const OpOutput& actual) {
-  if (expected.threshold != actual.threshold) {
-    return ::testing::AssertionFailure()
-           << "threshold differs: expected " << expected.threshold.value_or(-1) << ", got "
-           << actual.threshold.value_or(-1);
-  }
-  if (expected.histogram.size() != actual.histogram.size()) {
-    return ::testing::AssertionFailure()
-           << "histogram count differs: expected " << expected.histogram.size() << ", got "
-           << actual.histogram.size();
-  }
-  for (std::size_t h = 0; h < expected.histogram.size(); ++h) {
-    for (std::size_t v = 0; v < expected.histogram[h].size(); ++v) {
-      if (expected.histogram[h][v] != actual.histogram[h][v]) {
-        return ::testing::AssertionFailure()
-               << "histogram " << h << " bin " << v << ": expected " << expected.histogram[h][v]
-               << ", got " << actual.histogram[h][v];
-      }
-    }
-  }
-  return same_image(expected.image, actual.image);
-}
-
 }  // namespace parfilter::test

@@ -15,6 +15,7 @@
 
 #include "parfilter/backend.hpp"
 #include "parfilter/op_set.hpp"
+#include "support/test_images.hpp"
 
 namespace parfilter::test {
 
@@ -74,8 +75,5 @@ inline constexpr std::array kChannelCounts = {1, 3, 4};
 [[nodiscard]] const OpOutput& reference_output(const Case& c, const Image& input);
 /// One instance per backend and thread count, kept for the whole run.
 [[nodiscard]] Backend& backend_named(const std::string& name, int threads);
-
-[[nodiscard]] ::testing::AssertionResult same_output(const OpOutput& expected,
-                                                     const OpOutput& actual);
 
 }  // namespace parfilter::test

@@ -63,6 +63,29 @@ std::filesystem::path shared_dir() { return PARFILTER_SHARED_DIR; }
 
 Image load_data_image(const std::string& name) { return load_image(data_dir() / name); }
 
+::testing::AssertionResult same_output(const OpOutput& expected, const OpOutput& actual) {
+  if (expected.threshold != actual.threshold) {
+    return ::testing::AssertionFailure()
+           << "threshold differs: expected " << expected.threshold.value_or(-1) << ", got "
+           << actual.threshold.value_or(-1);
+  }
+  if (expected.histogram.size() != actual.histogram.size()) {
+    return ::testing::AssertionFailure()
+           << "histogram count differs: expected " << expected.histogram.size() << ", got "
+           << actual.histogram.size();
+  }
+  for (std::size_t h = 0; h < expected.histogram.size(); ++h) {
+    for (std::size_t v = 0; v < expected.histogram[h].size(); ++v) {
+      if (expected.histogram[h][v] != actual.histogram[h][v]) {
+        return ::testing::AssertionFailure()
+               << "histogram " << h << " bin " << v << ": expected " << expected.histogram[h][v]
+               << ", got " << actual.histogram[h][v];
+      }
+    }
+  }
+  return same_image(expected.image, actual.image);
+}
+
 ::testing::AssertionResult same_image(const Image& expected, const Image& actual) {
   if (expected.width() != actual.width() || expected.height() != actual.height() ||
       expected.channels() != actual.channels()) {

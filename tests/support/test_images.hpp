@@ -8,6 +8,7 @@
 #include <string>
 
 #include "parfilter/image.hpp"
+#include "parfilter/op_set.hpp"
 
 namespace parfilter::test {
 
@@ -29,6 +30,9 @@ namespace parfilter::test {
 
 /// Equality with a readable first difference on failure.
 [[nodiscard]] ::testing::AssertionResult same_image(const Image& expected, const Image& actual);
+/// The same threshold, histogram and image; says which differs.
+[[nodiscard]] ::testing::AssertionResult same_output(const OpOutput& expected,
+                                                     const OpOutput& actual);
 
 /// A fresh empty directory under the system temp dir, removed with its contents on scope exit.
 class TempDir {
