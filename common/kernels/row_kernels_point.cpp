@@ -48,7 +48,9 @@ class SubHistograms {
   }
 
  private:
-  static constexpr int kSubHistograms = 4;
+  /// Eight, not four: an increment waits about six cycles for the store before it, so eight
+  /// in flight keep a run of equal values near one count per cycle (8 KB, within L1).
+  static constexpr int kSubHistograms = 8;
   /// A flush before any counter could pass 2^32 - 1.
   static constexpr std::uint64_t kFlushAt = std::uint64_t{1} << 31;
 
