@@ -35,16 +35,6 @@ Image input_for(Size size, int channels) {
       static_cast<std::uint32_t>(size.width * kSeedFactor + size.height + channels));
 }
 
-OpOutput step_by_step(const OpChain& chain, const Image& input) {
-  OpOutput output;
-  Image current = input;
-  for (const OpStep& step : chain) {
-    output = reference::run(step.op, current, step.params);
-    current = output.image;
-  }
-  return output;
-}
-
 /// A copy of `image` in the backend's host pool, as the batch pipeline decodes into it.
 Image pooled_copy(Backend& backend, const Image& image) {
   Image pooled = Image::uninitialized(image.width(), image.height(), image.channels(),
@@ -108,7 +98,7 @@ TEST_F(OpenClChainTest, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
     for (const Size size : kSizes) {
       for (const int channels : kChannels) {
         const Image input = input_for(size, channels);
-        expected.push_back(step_by_step(chain, input));
+        expected.push_back(reference::run_chain(chain, input));
         StageTimes times;
         const OpOutput single = backend.run_chain(chain, input.view(), &times);
         EXPECT_TRUE(test::same_output(expected.back(), single))
@@ -160,7 +150,8 @@ TEST_F(OpenClChainTest, APaddedViewMatchesTheReference) {
     const ConstImageView view(padded.data(), image.width(), image.height(), channels,
                               static_cast<std::ptrdiff_t>(stride), {0, image.height()});
     const OpChain chain = {{Op::sharpen, {}}, {Op::gaussian, {}}};
-    EXPECT_TRUE(test::same_output(step_by_step(chain, image), backend_->run_chain(chain, view)))
+    EXPECT_TRUE(
+        test::same_output(reference::run_chain(chain, image), backend_->run_chain(chain, view)))
         << "c" << channels;
   }
 }
@@ -188,7 +179,7 @@ TEST_F(OpenClChainTest, ABatchReportsAFailedImageAndGoesOn) {
   for (std::size_t i = 0; i < kImages; ++i) {
     const Image input = i == kFailing ? input_for({static_cast<int>(max_width) + 1, 1}, 1)
                                       : input_for({67, 41}, static_cast<int>(i % 2 * 3 + 1));
-    expected.push_back(i == kFailing ? OpOutput{} : step_by_step(chain, input));
+    expected.push_back(i == kFailing ? OpOutput{} : reference::run_chain(chain, input));
     inputs.push_back(pooled_copy(*backend_, input));
   }
   const BatchRun run = run_batch(*backend_, chain, inputs);

@@ -326,4 +326,14 @@ OpOutput run(Op op, const Image& input, const OpParams& params) {
   return result;
 }
 
+OpOutput run_chain(const OpChain& chain, const Image& input) {
+  OpOutput output;
+  Image current = input;
+  for (const OpStep& step : chain) {
+    output = run(step.op, current, step.params);
+    current = output.image;
+  }
+  return output;
+}
+
 }  // namespace parfilter::reference

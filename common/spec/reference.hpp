@@ -11,4 +11,7 @@ namespace parfilter::reference {
 /// bytes. Throws UsageError for bad parameters.
 [[nodiscard]] OpOutput run(Op op, const Image& input, const OpParams& params);
 
+/// Runs the chain's steps in order, each on the previous one's image; the last step's output.
+[[nodiscard]] OpOutput run_chain(const OpChain& chain, const Image& input);
+
 }  // namespace parfilter::reference

@@ -131,16 +131,6 @@ std::vector<OpChain> chains() {
           {{Op::sharpen, {}}, {Op::histogram, {}}}};
 }
 
-OpOutput reference_chain(const OpChain& chain, const Image& input) {
-  OpOutput output;
-  Image current = input;
-  for (const OpStep& step : chain) {
-    output = reference::run(step.op, current, step.params);
-    current = output.image;
-  }
-  return output;
-}
-
 TEST(CrossBackendChains, EveryBackendGivesTheReferenceStepByStep) {
   for (const BackendInfo& info : registered_backends()) {
     Backend& backend = backend_named(std::string(info.name), 0);
@@ -150,8 +140,8 @@ TEST(CrossBackendChains, EveryBackendGivesTheReferenceStepByStep) {
            {Shape{"1x1", 1, 1, ""}, Shape{"17x9", 17, 9, ""}, Shape{"64x48", 64, 48, ""}}) {
         for (const int channels : kChannelCounts) {
           const Image& input = input_image(shape, channels);
-          EXPECT_TRUE(
-              same_output(reference_chain(chain, input), backend.run_chain(chain, input.view())))
+          EXPECT_TRUE(same_output(reference::run_chain(chain, input),
+                                  backend.run_chain(chain, input.view())))
               << info.name << " " << chain_name(chain) << " on " << shape.name << " c" << channels;
         }
       }

@@ -299,5 +299,16 @@ TEST(ReferencePool, PoolsAlphaToo) {
   EXPECT_TRUE(same_image(make_image(1, 1, 4, {5, 9, 3, 200}), run_image(Op::pool, in)));
 }
 
+TEST(ReferenceChain, EachStepTakesThePreviousStepsImage) {
+  const Image in = test::synthetic_image(9, 7, 3, 5);
+  const OpChain chain = {{Op::gray, {}}, {Op::gaussian, {}}, {Op::otsu, {}}};
+  const OpOutput expected =
+      reference::run(Op::otsu, run_image(Op::gaussian, run_image(Op::gray, in)), {});
+  const OpOutput chained = reference::run_chain(chain, in);
+  EXPECT_EQ(chained.threshold, expected.threshold);
+  EXPECT_TRUE(same_image(expected.image, chained.image));
+}
+
 }  // namespace
+
 }  // namespace parfilter
