@@ -318,14 +318,27 @@ bool threads_may_call_mpi() {
 
 }  // namespace
 
-bool files_on_root(const BackendOptions& options) { return options.files_on != "every-rank"; }
+bool files_on_root(const BackendOptions& options, MPI_Comm comm) {
+  if (options.files_on == "root") return true;
+  if (options.files_on == "every-rank") return false;
+  // auto: ranks that mpirun placed on one node share its file system, where shipping the files
+  // through rank 0 would only load it; ranks on several nodes may not share one.
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  int world_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_size(comm, &world_size);
+  MPI_Comm_free(&node);
+  return node_size != world_size;
+}
 
 int run_batch(const JobRunner& runner) {
   const auto start = Clock::now();
   Comm world{MPI_COMM_WORLD};
   MPI_Comm_rank(world.comm, &world.rank);
   MPI_Comm_size(world.comm, &world.size);
-  const bool on_root = files_on_root(runner.backend_options());
+  const bool on_root = files_on_root(runner.backend_options(), world.comm);
   // With the files on every rank each makes the directory (they need not share a file
   // system); a failure anywhere stops every rank.
   on_every_rank(world, [&] {

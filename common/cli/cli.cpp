@@ -131,9 +131,10 @@ void add_options(CLI::App& app, CliArgs& args) {
                  "opencl; default: the CPU kernels on --threads OpenMP threads)");
   app.add_option("--files-on", args.files_on,
                  "mpi batch: root (rank 0 alone reads and writes the files, sending their bytes: "
-                 "the default, no shared file system needed) or every-rank (each rank opens its "
-                 "own: a shared file system)")
-      ->check(CLI::IsMember({"root", "every-rank"}));
+                 "no shared file system needed), every-rank (each rank opens its own: a shared "
+                 "file system) or auto (the default: every-rank when all ranks run on one node, "
+                 "else root)")
+      ->check(CLI::IsMember({"auto", "root", "every-rank"}));
   app.add_flag("--list-devices", args.list_devices, "list the devices this backend can use");
   app.add_option("--repeat", args.repeat, "run N times, report the median compute time")
       ->capture_default_str();

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "parfilter/backends/mpi.hpp"
+#include "parfilter/error.hpp"
 
 namespace {
 
@@ -66,10 +67,14 @@ int main(int argc, char** argv) {
   options.backends = &parfilter::registered_backends;
   parfilter::set_default_mpi_options(options);
   if (!options.node_backend.empty()) {
-    // A node backend whose device is absent (no GPU here): the whole run is skipped, as ctest
-    // understands it (SKIP_RETURN_CODE 77), with the reason on one line.
-    const parfilter::Availability availability =
-        parfilter::make_mpi_backend(parfilter::BackendOptions{})->availability();
+    // A node backend that this build lacks or whose device is absent (no GPU here): the whole
+    // run is skipped, as ctest understands it (SKIP_RETURN_CODE 77), with the reason on one line.
+    parfilter::Availability availability;
+    try {
+      availability = parfilter::make_mpi_backend(parfilter::BackendOptions{})->availability();
+    } catch (const parfilter::UsageError& e) {
+      availability = {false, e.what()};
+    }
     if (!availability.present) {
       if (rank == 0)
         std::printf("SKIP: node backend %s: %s\n", options.node_backend.c_str(),

@@ -161,19 +161,27 @@ if [[ $(wc -l <"$work/stderr") -ne 1 ]] ||
   fail "--files-on on parfilter-serial: $(cat "$work/stderr")"
 fi
 
-# ---- --files-on: root (the default) and every-rank write the same bytes --------------------
-for mode in root every-rank; do
+# ---- --files-on: root, every-rank and auto (the default) write the same bytes ----------------
+# Which rank opened a file shows in its failure's line: "(rank r on host h)" where the rank
+# opened its own (every-rank), nothing where the root opened it. auto on one node: every-rank.
+for mode in root every-rank auto; do
   rm -rf "$work/files-$mode"
-  run_mpi 3 gaussian,sobel --files-on "$mode" --out-dir "$work/files-$mode" "${inputs[@]}" \
+  mode_args=(--files-on "$mode")
+  [[ $mode == auto ]] && mode_args=()
+  run_mpi 3 gaussian,sobel "${mode_args[@]}" --out-dir "$work/files-$mode" "${inputs[@]}" \
     "$work/missing.png"
   expect_rc 2 "--files-on $mode batch with a corrupt and a missing image"
   [[ $(grep -c '^parfilter-mpi: ' "$work/stderr") -eq 2 ]] ||
     fail "--files-on $mode: not one line per failed image: $(cat "$work/stderr")"
+  opened_by_rank="$(grep -c '^parfilter-mpi: .*missing\.png.* on host ' "$work/stderr")"
+  [[ $mode == root && $opened_by_rank -ne 0 || $mode != root && $opened_by_rank -ne 1 ]] &&
+    fail "--files-on $mode: the missing input's line names the wrong opener: $(cat "$work/stderr")"
 done
 for name in astronaut camera coins horse text; do
   "$serial_exe" gaussian,sobel "$data/$name.png" "$work/serial.png"
-  same_file "$work/files-root/$name.png" "$work/serial.png" "--files-on root $name"
-  same_file "$work/files-every-rank/$name.png" "$work/serial.png" "--files-on every-rank $name"
+  for mode in root every-rank auto; do
+    same_file "$work/files-$mode/$name.png" "$work/serial.png" "--files-on $mode $name"
+  done
 done
 # A failed write on the root (over the file-size limit of the ranks, not of mpirun's daemons):
 # the job's one line, the others written, no partial or temporary file left. TCP between the

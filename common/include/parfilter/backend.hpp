@@ -46,8 +46,8 @@ struct BackendOptions {
   /// that the brace-initializations written before them stay free of
   /// -Wmissing-field-initializers.)
   std::string node_backend{};
-  /// Distributing backends (mpi): where a batch's files are, "root" or "every-rank"; empty =
-  /// the backend's default.
+  /// Distributing backends (mpi): who opens a batch's files, "root", "every-rank" or "auto";
+  /// empty = auto.
   std::string files_on{};
 };
 
