@@ -22,13 +22,13 @@
 # Defaults: a batch of 1024 images, D = 64 of them distinct (the rest hard links to those, so
 # that making them is quick; each has its own name and output), 2048x1152 (random pixels,
 # blurred once: about 4 MB each as PNG), op "gaussian,sobel", --files-on auto (every-rank on
-# one host), PNG (--format: the inputs' and outputs' format), 3 repeats. A batch this long shows the throughput a cluster job sees: a job's
-# fixed start (MPI, the GPU contexts, the first image through the pipeline: about 0.3 s for
-# 1 rank, 0.5 s for 2 on an H200 host) is a few percent of it, where it was half of a
-# 64-image batch. Exit code 0 when every check passed and the goal was met, 1 otherwise, 2 for
-# bad usage or a build without what it needs. mpirun runs as root where the machine needs it
-# (OMPI_ALLOW_RUN_AS_ROOT); MPIRUN_FLAGS adds options (default
-# "--bind-to none").
+# one host), PNG (--format: the inputs' and outputs' format), 3 repeats. A batch this long
+# shows the throughput a cluster job sees: a job's fixed start (MPI, the GPU contexts, the
+# first image through the pipeline: about 0.3 s for 1 rank, 0.5 s for 2 on an H200 host) is a
+# few percent of it, where it was half of a 64-image batch. Exit code 0 when every check
+# passed and the goal was met, 1 otherwise, 2 for bad usage or a build without what it needs.
+# mpirun runs as root where the machine needs it (OMPI_ALLOW_RUN_AS_ROOT); MPIRUN_FLAGS adds
+# options (default "--bind-to none").
 #
 # A build that has all of it (CUDA on, OpenCL optional), from the repository root:
 #   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARFILTER_WITH_CUDA=ON \
@@ -139,7 +139,8 @@ for i in $(seq -w 1 "$distinct"); do
     head -c $((row_bytes * height)) /dev/urandom
   } >"$work/bmp/img$i.ppm"
 done
-"$serial_exe" gaussian --format "$format" --out-dir "$work/distinct" "$work/bmp"/*.ppm >/dev/null 2>&1
+"$serial_exe" gaussian --format "$format" --out-dir "$work/distinct" "$work/bmp"/*.ppm \
+  >/dev/null 2>&1
 rm -rf "$work/bmp"
 sources=("$work/distinct"/*."$format")
 if [[ ${#sources[@]} -ne $distinct ]]; then
@@ -154,27 +155,37 @@ for ((i = 0; i < images; i++)); do
   source_of[$name]="$(basename "${sources[i % distinct]}")"
 done
 inputs=("$work/in"/*."$format")
-batch() {  # batch <ranks> <out dir>: the batch's own time in seconds (its summary line)
-  rm -rf "$2"
-  "${mpirun[@]}" -n "$1" "$mpi_exe" "${op_args[@]}" --node-backend cuda --threads "$threads" \
-    --files-on "$files_on" --out-dir "$2" "${inputs[@]}" 2>"$work/batch.err"
-  sed -n "s/^batch: $images image(s) on $1 rank(s) in \([0-9.]*\) s: $images written, 0 failed$/\1/p" \
-    "$work/batch.err"
+# cuda_batch <ranks> <out dir> <stderr file> [option...] -- <input...>: the batch on the CUDA
+# node backend with this check's op and codec threads.
+cuda_batch() {
+  local ranks="$1" out="$2" err="$3"
+  shift 3
+  local options=()
+  while [[ "$1" != -- ]]; do options+=("$1"); shift; done
+  shift
+  rm -rf "$out"
+  "${mpirun[@]}" -n "$ranks" "$mpi_exe" "${op_args[@]}" --node-backend cuda --threads "$threads" \
+    "${options[@]}" --out-dir "$out" "$@" 2>"$err"
+}
+# The batch's own time in seconds (its summary line), blank unless it wrote every image.
+batch_seconds() {
+  local summary='^batch: \([0-9]*\) image(s) on [0-9]* rank(s) in \([0-9.]*\) s: \1 written'
+  sed -n "s/$summary, 0 failed\$/\\2/p" "$@"
+}
+batch() {  # batch <ranks> <out dir>: the whole batch on that many ranks, its time in seconds
+  cuda_batch "$1" "$2" "$work/batch.err" --files-on "$files_on" -- "${inputs[@]}"
+  batch_seconds "$work/batch.err"
 }
 # pair: two separate 1-rank jobs at once, half the batch each, on GPU 0 and GPU 1: the most
 # that 2 ranks could reach on this host, whose cores, memory and clock the two share (the
 # batch's own time of the slower one, in seconds).
 pair() {
-  local half=$((images / 2)) first second
-  rm -rf "$work/pair0" "$work/pair1"
-  "${mpirun[@]}" -n 1 "$mpi_exe" "${op_args[@]}" --node-backend cuda --device 0 \
-    --threads "$threads" --out-dir "$work/pair0" "${inputs[@]:0:half}" 2>"$work/pair0.err" &
+  local half=$((images / 2)) first
+  cuda_batch 1 "$work/pair0" "$work/pair0.err" --device 0 -- "${inputs[@]:0:half}" &
   first=$!
-  "${mpirun[@]}" -n 1 "$mpi_exe" "${op_args[@]}" --node-backend cuda --device 1 \
-    --threads "$threads" --out-dir "$work/pair1" "${inputs[@]:half}" 2>"$work/pair1.err"
+  cuda_batch 1 "$work/pair1" "$work/pair1.err" --device 1 -- "${inputs[@]:half}"
   wait "$first"
-  sed -n 's/^batch: [0-9]* image(s) on 1 rank(s) in \([0-9.]*\) s: [0-9]* written, 0 failed$/\1/p' \
-    "$work/pair0.err" "$work/pair1.err" | sort -g | awk 'NR == 2 { print }'
+  batch_seconds "$work/pair0.err" "$work/pair1.err" | sort -g | awk 'NR == 2 { print }'
 }
 
 # ---- 2. the batch: bit-exact, each rank on its own GPU ----------------------------------------
@@ -239,9 +250,11 @@ else
   both_s="$(median "${both[@]}")"
   if [[ -n "$both_s" ]]; then
     awk -v n="$images" -v a="$one_s" -v b="$two_s" -v c="$both_s" 'BEGIN {
-      printf "| 2 separate 1 x 1 jobs at once, half each (the host'"'"'s ceiling) | %.3f | %.2f |\n", c, n / c
-      printf "2 ranks reach %.0f%% of 1 rank; 2 separate jobs at once %.0f%%: MPI at %.0f%% of that\n",
+      printf "| 2 separate 1 x 1 jobs at once (the host'"'"'s ceiling) | %.3f | %.2f |\n",
+        c, n / c
+      printf "2 ranks reach %.0f%% of 1 rank; 2 separate jobs at once %.0f%%: MPI at %.0f%%",
         100 * a / b, 100 * a / c, 100 * c / b
+      printf " of that\n"
     }'
   fi
   if ((speedup >= goal_percent)); then
