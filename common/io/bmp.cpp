@@ -8,10 +8,13 @@
 #include <array>
 #include <climits>
 #include <cstring>
+#include <functional>
+#include <optional>
 
 #include "bmp_format.hpp"
 #include "channel_order.hpp"
 #include "codecs.hpp"
+#include "file_io.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter::io {
@@ -27,6 +30,8 @@ constexpr std::uint32_t kAlphaMask = 0xff000000;
 constexpr std::size_t kPaletteEntries = 256;
 constexpr int kBgrBlue = 0;
 constexpr int kBgrRed = 2;
+/// The bytes read for the headers before the pixel rows: every header, mask and palette fits.
+constexpr std::uint64_t kHeadBytes = std::uint64_t{64} << 10;
 
 bool gray_palette(const BmpLayout& layout) {
   return !layout.palette.empty() &&
@@ -39,10 +44,23 @@ int image_row(const BmpLayout& layout, int stored) {
   return layout.top_down ? stored : layout.height - 1 - stored;
 }
 
-Image decode_rows(std::span<const std::uint8_t> bytes, const BmpLayout& layout, int channels,
+/// Stored rows [first, first + count) of the pixel data, back to back at the layout's stride
+/// (the last row's padding may be missing): a view of the whole file's bytes, or a chunk read
+/// from the file.
+using StoredRows = std::function<const std::uint8_t*(int first, int count)>;
+
+/// Rows read or written at once: a chunk that stays in cache.
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+/// Rows of `row_bytes` in a chunk (at least one).
+int chunk_rows(std::uint64_t row_bytes) {
+  return static_cast<int>(std::max<std::uint64_t>(1, kChunkBytes / row_bytes));
+}
+
+Image decode_rows(const StoredRows& stored_rows, const BmpLayout& layout, int channels,
                   const LoadOptions& options) {
   const Checkpoint& checkpoint = options.checkpoint;
-  Image image = Image::uninitialized(layout.width, layout.height, channels, options.allocator);
+  Image image = decoder_image(layout.width, layout.height, channels, options.allocator);
   const std::uint64_t stride = bmp_row_stride(layout);
   const int bytes_per_pixel = layout.bits_per_pixel / CHAR_BIT;
   std::array<std::uint8_t, kPaletteEntries * 3> lookup{};
@@ -51,23 +69,28 @@ Image decode_rows(std::span<const std::uint8_t> bytes, const BmpLayout& layout, 
     lookup[3 * i + 1] = layout.palette[i].green;
     lookup[3 * i + 2] = layout.palette[i].blue;
   }
-  for (int stored = 0; stored < layout.height; ++stored) {
-    const std::uint8_t* in = bytes.data() + layout.pixel_offset + stored * stride;
-    std::uint8_t* out = image.row(image_row(layout, stored));
-    const int w = layout.width;
-    const auto pixels = static_cast<std::size_t>(w);
-    if (layout.bits_per_pixel == kPaletteBits && channels == 1) {
-      for (int x = 0; x < w; ++x) out[x] = lookup[3 * std::size_t{in[x]}];
-    } else if (layout.bits_per_pixel == kPaletteBits) {
-      for (int x = 0; x < w; ++x) std::memcpy(out + 3 * x, &lookup[3 * std::size_t{in[x]}], 3);
-    } else if (bytes_per_pixel == 3) {
-      swap_red_blue_3(in, out, pixels);
-    } else if (channels == 4) {
-      swap_red_blue_4(in, out, pixels);
-    } else {
-      bgrx_to_rgb(in, out, pixels);
+  const int w = layout.width;
+  const auto pixels = static_cast<std::size_t>(w);
+  const int rows_per_chunk = chunk_rows(stride);
+  for (int first = 0; first < layout.height; first += rows_per_chunk) {
+    const int count = std::min(rows_per_chunk, layout.height - first);
+    const std::uint8_t* chunk = stored_rows(first, count);
+    for (int stored = first; stored < first + count; ++stored) {
+      const std::uint8_t* in = chunk + (stored - first) * stride;
+      std::uint8_t* out = image.row(image_row(layout, stored));
+      if (layout.bits_per_pixel == kPaletteBits && channels == 1) {
+        for (int x = 0; x < w; ++x) out[x] = lookup[3 * std::size_t{in[x]}];
+      } else if (layout.bits_per_pixel == kPaletteBits) {
+        for (int x = 0; x < w; ++x) std::memcpy(out + 3 * x, &lookup[3 * std::size_t{in[x]}], 3);
+      } else if (bytes_per_pixel == 3) {
+        swap_red_blue_3(in, out, pixels);
+      } else if (channels == 4) {
+        swap_red_blue_4(in, out, pixels);
+      } else {
+        bgrx_to_rgb(in, out, pixels);
+      }
+      checkpoint_every(checkpoint, stored);
     }
-    checkpoint_every(checkpoint, stored);
   }
   return image;
 }
@@ -111,8 +134,13 @@ Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& na
   const bool gray = gray_palette(layout);
   const int channels = gray ? 1 : layout.channels();
   check_image_size(name, layout.width, layout.height, channels, options.max_bytes);
-  if (auto cause = check_bmp_pixel_data(bytes, layout)) fail(name, *cause);
-  if (direct_layout(layout)) return decode_rows(bytes, layout, channels, options);
+  if (auto cause = check_bmp_pixel_data(bytes.size(), layout)) fail(name, *cause);
+  if (direct_layout(layout)) {
+    const std::uint8_t* pixels = bytes.data() + layout.pixel_offset;
+    const std::uint64_t stride = bmp_row_stride(layout);
+    return decode_rows([&](int first, int) { return pixels + first * stride; }, layout, channels,
+                       options);
+  }
   auto decoded = decode_bmp(bytes, layout);
   if (const auto* cause = std::get_if<std::string>(&decoded)) fail(name, *cause);
   Image rgb = std::move(std::get<Image>(decoded));
@@ -122,14 +150,45 @@ Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& na
   return out;
 }
 
+std::optional<Image> load_bmp_rows(const InputFile& file, const LoadOptions& options) {
+  FileBytes head(static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), kHeadBytes)));
+  head.resize(file.read_at(0, head));
+  if (head.size() >= file.size()) return std::nullopt;  // all read already: decode it whole
+  const auto parsed = parse_bmp(head);
+  const auto* layout = std::get_if<BmpLayout>(&parsed);
+  // Anything unusual, an error included, takes the whole-file path and its messages.
+  if (layout == nullptr || !direct_layout(*layout) ||
+      check_bmp_pixel_data(file.size(), *layout).has_value()) {
+    return std::nullopt;
+  }
+  const int channels = gray_palette(*layout) ? 1 : layout->channels();
+  check_image_size(file.name(), layout->width, layout->height, channels, options.max_bytes);
+  const std::uint64_t stride = bmp_row_stride(*layout);
+  FileBytes chunk(static_cast<std::size_t>(chunk_rows(stride) * stride));
+  const auto read_rows = [&](int first, int count) {
+    const std::uint64_t offset = layout->pixel_offset + first * stride;
+    // The last row's padding may be missing from the file (check_bmp_pixel_data allows it).
+    const std::uint64_t wanted = std::min(count * stride, file.size() - offset);
+    const std::uint64_t pixels_needed =
+        (count - 1) * stride + (static_cast<std::uint64_t>(layout->width) *
+                                    static_cast<std::uint64_t>(layout->bits_per_pixel) +
+                                CHAR_BIT - 1) /
+                                   CHAR_BIT;
+    if (file.read_at(offset, {chunk.data(), static_cast<std::size_t>(wanted)}) < pixels_needed) {
+      fail(file.name(), "truncated file: it shrank while being read");
+    }
+    return chunk.data();
+  };
+  return decode_rows(read_rows, *layout, channels, options);
+}
+
 void encode_bmp(const ConstImageView& image, const ByteSink& sink) {
   constexpr std::uint32_t kFileHeaderBytes = 14;
   constexpr std::uint32_t kInfoHeaderBytes = 40;
   constexpr std::uint32_t kV4HeaderBytes = 108;
   constexpr std::uint32_t kBitfields = 3;
-  constexpr std::uint32_t kSrgb = 0x73524742;                // 'sRGB': the V4 header's colour space
-  constexpr std::uint32_t kPixelsPerMetre = 2835;            // 72 dpi
-  constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // rows handed to the sink at once
+  constexpr std::uint32_t kSrgb = 0x73524742;      // 'sRGB': the V4 header's colour space
+  constexpr std::uint32_t kPixelsPerMetre = 2835;  // 72 dpi
   const int channels = image.channels();
   const int bits = channels == 1 ? kPaletteBits : channels == 3 ? kRgbBits : kRgbaBits;
   const std::uint32_t header_bytes = channels == 4 ? kV4HeaderBytes : kInfoHeaderBytes;
@@ -169,7 +228,7 @@ void encode_bmp(const ConstImageView& image, const ByteSink& sink) {
   }
   sink(head);
   // Bottom-up rows, converted a chunk at a time (padding bytes zero).
-  const std::size_t rows_per_chunk = std::max<std::size_t>(1, kChunkBytes / row_bytes);
+  const auto rows_per_chunk = static_cast<std::size_t>(chunk_rows(row_bytes));
   std::vector<std::uint8_t> chunk(rows_per_chunk * row_bytes, 0);
   const auto pixels = static_cast<std::size_t>(image.width());
   for (int first = 0; first < image.height(); first += static_cast<int>(rows_per_chunk)) {

@@ -63,7 +63,7 @@ struct BmpLayout {
 
 /// Checks that the pixel data is present: every row of an uncompressed file (the last row's
 /// padding may be missing), at least one byte of an RLE stream. Returns the cause of a failure.
-[[nodiscard]] std::optional<std::string> check_bmp_pixel_data(std::span<const std::uint8_t> bytes,
+[[nodiscard]] std::optional<std::string> check_bmp_pixel_data(std::uint64_t file_size,
                                                               const BmpLayout& layout);
 
 /// Decodes the pixels described by `layout` (which check_bmp_pixel_data accepted) into an image

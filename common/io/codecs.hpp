@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "parfilter/image_io.hpp"
 
 namespace parfilter::io {
+
+class InputFile;  // file_io.hpp
 
 /// The largest width or height any decoder accepts. The byte limit of LoadOptions is checked
 /// separately.
@@ -50,6 +53,11 @@ void encode_image(const ConstImageView& image, ImageFormat format, const SaveOpt
 void check_image_size(const std::string& name, std::int64_t width, std::int64_t height,
                       int channels, std::uint64_t max_bytes);
 
+/// An image a decoder fills on its one thread: Image::uninitialized, its pages mapped at once
+/// (detail::prefault_samples).
+[[nodiscard]] Image decoder_image(int width, int height, int channels,
+                                  std::shared_ptr<SampleAllocator> allocator = nullptr);
+
 /// Calls the checkpoint, if any, once every `kCheckpointRows` rows.
 inline constexpr int kCheckpointRows = 64;
 inline void checkpoint_every(const Checkpoint& checkpoint, int row) {
@@ -70,6 +78,9 @@ void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
 
 [[nodiscard]] Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& name,
                                     const LoadOptions& options);
+/// An uncompressed BMP of a common layout read row chunk by row chunk straight into the image
+/// (no copy of the whole file); nullopt for anything else, which the whole-file path decodes.
+[[nodiscard]] std::optional<Image> load_bmp_rows(const InputFile& file, const LoadOptions& options);
 void encode_bmp(const ConstImageView& image, const ByteSink& sink);
 
 [[nodiscard]] Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& name,

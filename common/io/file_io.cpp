@@ -23,17 +23,6 @@ namespace {
 
 constexpr std::uint64_t kMetadataAllowance = std::uint64_t{64} << 20;
 
-/// A file descriptor closed on scope exit.
-struct FileDescriptor {
-  explicit FileDescriptor(int descriptor) : fd(descriptor) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-  int fd;
-};
-
 }  // namespace
 
 void check_file_size(const std::string& name, std::uint64_t size, std::uint64_t max_image_bytes) {
@@ -49,27 +38,47 @@ void check_file_size(const std::string& name, std::uint64_t size, std::uint64_t 
   }
 }
 
-FileBytes read_file_bounded(const std::filesystem::path& path, std::uint64_t max_image_bytes) {
-  const std::string name = path.string();
+InputFile::InputFile(const std::filesystem::path& path, std::uint64_t max_image_bytes)
+    : name_(path.string()) {
   // O_NONBLOCK: opening a FIFO with no writer would block forever; it is refused below.
-  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
-  if (file.fd < 0) fail(name, "cannot open: " + system_error_text(errno));
-  struct stat info {};
-  if (::fstat(file.fd, &info) != 0) fail(name, "cannot stat: " + system_error_text(errno));
-  if (S_ISDIR(info.st_mode)) fail(name, "is a directory, not an image file");
-  if (!S_ISREG(info.st_mode)) fail(name, "not a regular file");
-  check_file_size(name, static_cast<std::uint64_t>(info.st_size), max_image_bytes);
-  FileBytes bytes(static_cast<std::size_t>(info.st_size));
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd_ < 0) fail(name_, "cannot open: " + system_error_text(errno));
+  try {
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) fail(name_, "cannot stat: " + system_error_text(errno));
+    if (S_ISDIR(info.st_mode)) fail(name_, "is a directory, not an image file");
+    if (!S_ISREG(info.st_mode)) fail(name_, "not a regular file");
+    size_ = static_cast<std::uint64_t>(info.st_size);
+    check_file_size(name_, size_, max_image_bytes);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+InputFile::~InputFile() { ::close(fd_); }
+
+std::size_t InputFile::read_at(std::uint64_t offset, std::span<std::uint8_t> out) const {
   std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t got = ::read(file.fd, bytes.data() + done, bytes.size() - done);
+  while (done < out.size()) {
+    const ssize_t got =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) fail(name, "read error: " + system_error_text(errno));
-    if (got == 0) break;  // the file shrank while we read it
+    if (got < 0) fail(name_, "read error: " + system_error_text(errno));
+    if (got == 0) break;  // the end of the file (it may have shrunk since it was opened)
     done += static_cast<std::size_t>(got);
   }
-  bytes.resize(done);
+  return done;
+}
+
+FileBytes InputFile::read_all() const {
+  FileBytes bytes(static_cast<std::size_t>(size_));
+  bytes.resize(read_at(0, bytes));
   return bytes;
+}
+
+FileBytes read_file_bounded(const std::filesystem::path& path, std::uint64_t max_image_bytes) {
+  return InputFile(path, max_image_bytes).read_all();
 }
 
 }  // namespace io

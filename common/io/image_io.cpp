@@ -140,6 +140,13 @@ Image decode_container(std::span<const std::uint8_t> bytes, const std::string& n
 
 }  // namespace
 
+Image decoder_image(int width, int height, int channels,
+                    std::shared_ptr<SampleAllocator> allocator) {
+  Image image = Image::uninitialized(width, height, channels, std::move(allocator));
+  detail::prefault_samples(image.data(), image.size_bytes());
+  return image;
+}
+
 Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
                    const LoadOptions& options, CodecPath path) {
   Image image = decode_container(bytes, name, options, path);
@@ -201,8 +208,9 @@ std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat 
 }  // namespace io
 
 Image load_image(const std::filesystem::path& path, const LoadOptions& options) {
-  const auto bytes = io::read_file_bounded(path, options.max_bytes);
-  return io::decode_image(bytes, path.string(), options, io::CodecPath::fast);
+  const io::InputFile file(path, options.max_bytes);
+  if (auto image = io::load_bmp_rows(file, options)) return std::move(*image);
+  return io::decode_image(file.read_all(), path.string(), options, io::CodecPath::fast);
 }
 
 std::vector<std::uint8_t> read_image_file(const std::filesystem::path& path,

@@ -120,9 +120,9 @@ class JpegDecoder {
     check_scan_volume(name);
     orientation_ = options_.apply_exif_orientation ? find_orientation() : kOrientationUpright;
     jpeg_start_decompress(&info_);
-    image_ = Image::uninitialized(
-        static_cast<int>(info_.output_width), static_cast<int>(info_.output_height), channels,
-        orientation_ == kOrientationUpright ? options_.allocator : nullptr);
+    image_ =
+        decoder_image(static_cast<int>(info_.output_width), static_cast<int>(info_.output_height),
+                      channels, orientation_ == kOrientationUpright ? options_.allocator : nullptr);
     if (cmyk) cmyk_row_.resize(static_cast<std::size_t>(info_.output_width) * kCmykChannels);
     return true;
   }

@@ -89,8 +89,8 @@ Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& na
   const Target target = target_for(ihdr, trns_error == 0);
   check_image_size(name, ihdr.width, ihdr.height, target.channels, options.max_bytes);
 
-  Image image = Image::uninitialized(static_cast<int>(ihdr.width), static_cast<int>(ihdr.height),
-                                     target.channels, options.allocator);
+  Image image = decoder_image(static_cast<int>(ihdr.width), static_cast<int>(ihdr.height),
+                              target.channels, options.allocator);
   const int flags = SPNG_DECODE_PROGRESSIVE | (target.channels == 4 ? SPNG_DECODE_TRNS : 0);
   if (const int error = spng_decode_image(ctx.get(), nullptr, 0, target.format, flags)) {
     fail_spng(name, "corrupt PNG", error);

@@ -23,7 +23,8 @@
 
 namespace parfilter {
 
-BufferPool::BufferPool(std::size_t cached_bytes) : cap_(cached_bytes) {}
+BufferPool::BufferPool(std::size_t cached_bytes, bool prefault)
+    : prefault_(prefault), cap_(cached_bytes) {}
 
 BufferPool::~BufferPool() {
   for (const auto& [bytes, p] : free_) {
@@ -47,7 +48,9 @@ void* BufferPool::allocate(std::size_t bytes) {
       return p;
     }
   }
-  return detail::allocate_samples(bytes);
+  void* p = detail::allocate_samples(bytes);
+  if (prefault_) detail::prefault_samples(p, bytes);
+  return p;
 }
 
 void BufferPool::deallocate(void* p, std::size_t bytes) noexcept {
@@ -84,6 +87,8 @@ std::size_t BufferPool::cached_bytes() {
   return cached_;
 }
 
-std::shared_ptr<BufferPool> make_buffer_pool() { return std::make_shared<BufferPool>(); }
+std::shared_ptr<BufferPool> make_buffer_pool(bool prefault) {
+  return std::make_shared<BufferPool>(BufferPool::kDefaultCachedBytes, prefault);
+}
 
 }  // namespace parfilter

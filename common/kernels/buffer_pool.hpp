@@ -24,7 +24,9 @@ class BufferPool final : public SampleAllocator {
   /// bytes the process held a moment before, so the pool adds nothing to its peak memory.
   static constexpr std::size_t kDefaultCachedBytes = std::size_t{512} << 20;
 
-  explicit BufferPool(std::size_t cached_bytes = kDefaultCachedBytes);
+  /// `prefault`: map a new buffer's pages at once (detail::prefault_samples), for a backend
+  /// whose one thread fills its outputs.
+  explicit BufferPool(std::size_t cached_bytes = kDefaultCachedBytes, bool prefault = false);
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
   ~BufferPool() override;
@@ -40,12 +42,13 @@ class BufferPool final : public SampleAllocator {
 
  private:
   std::mutex mutex_;
+  bool prefault_;
   std::size_t cap_;
   std::size_t cached_ = 0;
   std::list<std::pair<std::size_t, void*>> free_;  ///< (bytes, buffer), the oldest first
 };
 
-/// A new pool for one backend.
-[[nodiscard]] std::shared_ptr<BufferPool> make_buffer_pool();
+/// A new pool for one backend; `prefault` as BufferPool's.
+[[nodiscard]] std::shared_ptr<BufferPool> make_buffer_pool(bool prefault = false);
 
 }  // namespace parfilter

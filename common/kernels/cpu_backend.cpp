@@ -244,9 +244,10 @@ class CpuBackend final : public Backend {
  private:
   std::string name_;
   std::unique_ptr<RowScheduler> scheduler_;
-  /// Outputs and intermediates are reused from one run to the next (buffer_pool.hpp).
-  std::shared_ptr<BufferPool> outputs_ = make_buffer_pool();
   int threads_;
+  /// Outputs and intermediates are reused from one run to the next (buffer_pool.hpp); with
+  /// one thread, a new one's pages are mapped at once.
+  std::shared_ptr<BufferPool> outputs_ = make_buffer_pool(threads_ == 1);
   bool takes_threads_;
 };
 

@@ -17,6 +17,11 @@ namespace detail {
 /// change without recompiling every user of Image.
 [[nodiscard]] void* allocate_samples(std::size_t bytes);
 void free_samples(void* p, std::size_t bytes) noexcept;
+/// Maps the pages of a large buffer that one thread is about to fill in one call
+/// (MADV_POPULATE_WRITE) instead of one page fault per 4 KiB as it writes: on the 2-vCPU VM
+/// about 6 ms instead of 11 for 27 MiB. Not for a buffer that several workers fill (each
+/// faults in its own rows, in parallel). Does nothing where the kernel lacks it.
+void prefault_samples(void* p, std::size_t bytes) noexcept;
 }  // namespace detail
 
 /// The allocator of Image's samples: detail::allocate_samples, and a value-less construct
