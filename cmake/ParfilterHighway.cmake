@@ -58,8 +58,10 @@ function(parfilter_link_highway target)
     # SSSE3 adds nothing over SSE4's ops here. The fallback target is SCALAR on every compiler
     # (the kernels then leave each row to the plain loops): Highway picks EMU128 instead on
     # GCC 12.3 and later, whose vectors are arrays, not the x86 registers the helpers use.
+    # AVX3_DL (AVX-512 with VBMI, VNNI and more: Ice Lake and later Xeons) is opt-in in
+    # Highway 1.0: the luma loop's byte permutes (vpermb) need it.
     set_source_files_properties(${ARGN} PROPERTIES COMPILE_DEFINITIONS
-                                "HWY_DISABLED_TARGETS=HWY_SSSE3;HWY_BROKEN_EMU128=1")
+                                "HWY_DISABLED_TARGETS=HWY_SSSE3;HWY_BROKEN_EMU128=1;HWY_WANT_AVX3_DL=1")
   else()
     target_sources(${target} PRIVATE kernels/simd_absent.cpp)
   endif()

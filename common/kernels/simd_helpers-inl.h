@@ -7,7 +7,8 @@
 // - MulAddPairs: per 32-bit lane, a0 b0 + a1 b1 of its two 16-bit halves (pmaddwd);
 // - PackBlocksU8 / PackBlocksI16: the saturating narrowing that inverts ZipLower/ZipUpper
 //   block by block (packuswb / packssdw: lanes of a's block, then b's, per 128-bit block);
-// - DemoteU8 / DemoteI16: the same narrowing of two vectors in lane order (a's lanes, then b's).
+// - DemoteU8 / DemoteI16: the same narrowing of two vectors in lane order (a's lanes, then b's),
+//   and DemoteU8 of four vectors of 32-bit lanes (two packs and one permutation).
 //
 // Only the vector targets include the bodies: the scalar target's kernels do nothing and leave
 // the whole row to the plain C++ loop (it lacks the block ops these need).
@@ -52,6 +53,10 @@ HWY_INLINE __m128i PackSsRaw(__m128i a, __m128i b) { return _mm_packs_epi32(a, b
 /// After a block-wise pack of a and b, the 64-bit lanes hold a0 b0 a1 b1 ... (one per half
 /// block): this puts them in the order a0 a1 ... b0 b1 ...; one block needs nothing.
 HWY_INLINE __m128i BlockOrderRaw(__m128i v) { return v; }
+/// After packing four vectors of 32-bit lanes block by block (two packs, then one packus), 32-bit
+/// lane j of block i holds lanes 4i..4i+3 of vector j: this puts them in lane order (one block:
+/// already).
+HWY_INLINE __m128i GroupOrderRaw(__m128i v) { return v; }
 #if HWY_TARGET <= HWY_AVX2
 HWY_INLINE __m256i MaddRaw(__m256i a, __m256i b) { return _mm256_madd_epi16(a, b); }
 HWY_INLINE __m256i PackUsRaw(__m256i a, __m256i b) { return _mm256_packus_epi16(a, b); }
@@ -60,6 +65,9 @@ HWY_INLINE __m256i BlockOrderRaw(__m256i v) {
   constexpr int kOrder = 0xD8;  // 64-bit lanes 0, 2, 1, 3
   return _mm256_permute4x64_epi64(v, kOrder);
 }
+HWY_INLINE __m256i GroupOrderRaw(__m256i v) {
+  return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
 #endif
 #if HWY_TARGET <= HWY_AVX3
 HWY_INLINE __m512i MaddRaw(__m512i a, __m512i b) { return _mm512_madd_epi16(a, b); }
@@ -67,6 +75,10 @@ HWY_INLINE __m512i PackUsRaw(__m512i a, __m512i b) { return _mm512_packus_epi16(
 HWY_INLINE __m512i PackSsRaw(__m512i a, __m512i b) { return _mm512_packs_epi32(a, b); }
 HWY_INLINE __m512i BlockOrderRaw(__m512i v) {
   return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), v);
+}
+HWY_INLINE __m512i GroupOrderRaw(__m512i v) {
+  return _mm512_permutexvar_epi32(
+      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), v);
 }
 #endif
 #endif  // HWY_ARCH_X86
@@ -131,6 +143,17 @@ HWY_INLINE hn::Vec<D16> DemoteI16(V32 a, V32 b) {
 #else
   const hn::Half<D16> dh;
   return hn::Combine(D16(), hn::DemoteTo(dh, b), hn::DemoteTo(dh, a));
+#endif
+}
+
+/// Bytes saturated from four vectors of 32-bit lanes in lane order (a's lanes, then b's, c's,
+/// d's): DemoteU8(DemoteI16(a, b), DemoteI16(c, d)) with one lane permutation instead of three.
+template <class V32>
+HWY_INLINE hn::Vec<D8> DemoteU8(V32 a, V32 b, V32 c, V32 d) {
+#if HWY_ARCH_X86
+  return hn::Vec<D8>{GroupOrderRaw(PackUsRaw(PackSsRaw(a.raw, b.raw), PackSsRaw(c.raw, d.raw)))};
+#else
+  return DemoteU8(DemoteI16(a, b), DemoteI16(c, d));
 #endif
 }
 

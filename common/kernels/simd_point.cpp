@@ -32,6 +32,7 @@ constexpr std::uint8_t kTableGuard = 0x70;
 constexpr std::size_t kTables = 16;  ///< a 256-entry table as 16 tables of 16 entries
 /// The most 32-bit lanes of any target (AVX-512): the size of index arrays.
 constexpr std::size_t kMaxLanes32 = 16;
+constexpr std::size_t kVectorBytes512 = 64;
 #endif
 
 /// Luma: each 32-bit lane holds one pixel as the 16-bit pairs (R, B) and (G, 1) (byte shuffles
@@ -50,6 +51,35 @@ int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, 
   const DU32 du32;
   const int n8 = static_cast<int>(hn::Lanes(d8));    // pixels per iteration
   const int n32 = static_cast<int>(hn::Lanes(d32));  // pixels per group (one 32-bit lane each)
+  const auto rb_weights = hn::BitCast(
+      d16, hn::Set(du32, (static_cast<std::uint32_t>(wb) << 16) | static_cast<std::uint32_t>(wr)));
+  const auto g_weights =
+      hn::BitCast(d16, hn::Set(du32, (static_cast<std::uint32_t>(1U << (shift - 1)) << 16) |
+                                         static_cast<std::uint32_t>(wg)));
+  const auto one_high = hn::BitCast(d8, hn::Set(du32, 1U << 16));  // the 1 of (G, 1)
+#if HWY_TARGET == HWY_AVX3_DL
+  // VBMI: one byte permute across the whole vector per pair layout, zeroing the high bytes
+  // (or taking them from one_high), instead of a lane permute and two byte shuffles.
+  alignas(kVectorBytes512) std::uint8_t rb_pick[kVectorBytes512] = {};
+  alignas(kVectorBytes512) std::uint8_t g_pick[kVectorBytes512] = {};
+  for (int j = 0; j < n32; ++j) {
+    rb_pick[kPixelsPerBlock * j] = static_cast<std::uint8_t>(channels * j);
+    rb_pick[kPixelsPerBlock * j + 2] = static_cast<std::uint8_t>(channels * j + 2);
+    g_pick[kPixelsPerBlock * j] = static_cast<std::uint8_t>(channels * j + 1);
+  }
+  const __m512i rb_index = _mm512_load_si512(rb_pick);
+  const __m512i g_index = _mm512_load_si512(g_pick);
+  constexpr __mmask64 kPairLowBytes = 0x5555555555555555ULL;  // bytes 0 and 2 of each 32 bits
+  constexpr __mmask64 kFirstBytes = 0x1111111111111111ULL;    // byte 0 of each 32 bits
+  const auto group = [&](const std::uint8_t* p) {
+    const __m512i v = _mm512_loadu_si512(p);
+    const __m512i rb = _mm512_maskz_permutexvar_epi8(kPairLowBytes, rb_index, v);
+    const __m512i g1 = _mm512_mask_permutexvar_epi8(one_high.raw, kFirstBytes, g_index, v);
+    const __m512i sum = _mm512_add_epi32(_mm512_madd_epi16(rb, rb_weights.raw),
+                                         _mm512_madd_epi16(g1, g_weights.raw));
+    return hn::ShiftRightSame(hn::VFromD<D32>{sum}, shift);
+  };
+#else
   alignas(kBlockBytes) std::uint8_t rb_mask[kBlockBytes];
   alignas(kBlockBytes) std::uint8_t g_mask[kBlockBytes];
   for (int k = 0; k < kPixelsPerBlock; ++k) {
@@ -63,12 +93,6 @@ int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, 
   }
   const auto rb_index = hn::LoadDup128(d8, rb_mask);
   const auto g_index = hn::LoadDup128(d8, g_mask);
-  const auto rb_weights = hn::BitCast(
-      d16, hn::Set(du32, (static_cast<std::uint32_t>(wb) << 16) | static_cast<std::uint32_t>(wr)));
-  const auto g_weights =
-      hn::BitCast(d16, hn::Set(du32, (static_cast<std::uint32_t>(1U << (shift - 1)) << 16) |
-                                         static_cast<std::uint32_t>(wg)));
-  const auto one_high = hn::BitCast(d8, hn::Set(du32, 1U << 16));  // the 1 of (G, 1)
   // RGB: block b takes 32-bit slots 3b..3b+2 (its 4 pixels, 12 bytes) of the load.
   std::int32_t spread[kMaxLanes32];
   for (int j = 0; j < n32; ++j) {
@@ -84,6 +108,7 @@ int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, 
     return hn::ShiftRightSame(hn::Add(MulAddPairs(rb, rb_weights), MulAddPairs(g1, g_weights)),
                               shift);
   };
+#endif
   const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(width) * channels;
   const std::ptrdiff_t group_bytes = static_cast<std::ptrdiff_t>(n32) * channels;
   // The last group's load reads n8 bytes from its first pixel: x may go up to last_x.
@@ -92,9 +117,8 @@ int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, 
   const std::ptrdiff_t last_x = last_byte / channels;
   return static_cast<int>(StoreRow(out, 0, last_x + n8, store, [&](std::ptrdiff_t x) {
     const std::uint8_t* p = in + x * channels;
-    const auto low = DemoteI16(group(p), group(p + group_bytes));
-    const auto high = DemoteI16(group(p + 2 * group_bytes), group(p + 3 * group_bytes));
-    return DemoteU8(low, high);
+    return DemoteU8(group(p), group(p + group_bytes), group(p + 2 * group_bytes),
+                    group(p + 3 * group_bytes));
   }));
 #endif
 }
