@@ -117,9 +117,12 @@ struct Session {
                                   const std::vector<std::string>& variants);
 
 // The stages of one job, as JobRunner offers them; each throws an error naming the file.
+/// `alone`: the process loads this one image and nothing else meanwhile
+/// (LoadOptions::map_pages_first).
 [[nodiscard]] Image load_job_input(const Session& session, const Job& job,
                                    const Checkpoint& checkpoint = {},
-                                   std::shared_ptr<SampleAllocator> allocator = {});
+                                   std::shared_ptr<SampleAllocator> allocator = {},
+                                   bool alone = false);
 [[nodiscard]] ComputedJob compute_job(const Session& session, Backend& backend, const Job& job,
                                       const ConstImageView& input);
 // load_job_input and save_job_output in halves (JobRunner::read_input and the others).

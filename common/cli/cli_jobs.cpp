@@ -216,13 +216,14 @@ void write_job_output(const Session& s, const Job& job, std::span<const std::uin
 }
 
 Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpoint,
-                     std::shared_ptr<SampleAllocator> allocator) {
+                     std::shared_ptr<SampleAllocator> allocator, bool alone) {
   check_job_paths(s, job);
   return naming_file(job.input, [&] {
     LoadOptions options;
     options.max_bytes = s.args.max_image_bytes;
     options.checkpoint = checkpoint;
     options.allocator = std::move(allocator);
+    options.map_pages_first = alone;
     return load_image(job.input, options);
   });
 }
@@ -355,7 +356,7 @@ std::vector<ReportLine> job_report(const Session& s, const Job& job, const OpOut
 
 void run_job(const Session& s, const Job& job) {
   const auto load_start = Clock::now();
-  const Image image = load_job_input(s, job, {}, s.backend.host_allocator());
+  const Image image = load_job_input(s, job, {}, s.backend.host_allocator(), /*alone=*/true);
   const double load_ms = elapsed_ms(load_start);
   const ComputedJob computed = compute_job(s, s.backend, job, image.view());
   const auto save_start = Clock::now();

@@ -60,7 +60,8 @@ int chunk_rows(std::uint64_t row_bytes) {
 Image decode_rows(const StoredRows& stored_rows, const BmpLayout& layout, int channels,
                   const LoadOptions& options) {
   const Checkpoint& checkpoint = options.checkpoint;
-  Image image = decoder_image(layout.width, layout.height, channels, options.allocator);
+  Image image = decoder_image(layout.width, layout.height, channels, options.allocator,
+                              options.map_pages_first);
   const std::uint64_t stride = bmp_row_stride(layout);
   const int bytes_per_pixel = layout.bits_per_pixel / CHAR_BIT;
   std::array<std::uint8_t, kPaletteEntries * 3> lookup{};

@@ -53,10 +53,10 @@ void encode_image(const ConstImageView& image, ImageFormat format, const SaveOpt
 void check_image_size(const std::string& name, std::int64_t width, std::int64_t height,
                       int channels, std::uint64_t max_bytes);
 
-/// An image a decoder fills on its one thread: Image::uninitialized, its pages mapped at once
-/// (detail::prefault_samples).
+/// The image a decoder fills: Image::uninitialized from `allocator`, its pages mapped at once
+/// where LoadOptions::map_pages_first asks for it (detail::prefault_samples).
 [[nodiscard]] Image decoder_image(int width, int height, int channels,
-                                  std::shared_ptr<SampleAllocator> allocator = nullptr);
+                                  std::shared_ptr<SampleAllocator> allocator, bool map_pages_first);
 
 /// Calls the checkpoint, if any, once every `kCheckpointRows` rows.
 inline constexpr int kCheckpointRows = 64;

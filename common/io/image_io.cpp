@@ -140,10 +140,10 @@ Image decode_container(std::span<const std::uint8_t> bytes, const std::string& n
 
 }  // namespace
 
-Image decoder_image(int width, int height, int channels,
-                    std::shared_ptr<SampleAllocator> allocator) {
+Image decoder_image(int width, int height, int channels, std::shared_ptr<SampleAllocator> allocator,
+                    bool map_pages_first) {
   Image image = Image::uninitialized(width, height, channels, std::move(allocator));
-  detail::prefault_samples(image.data(), image.size_bytes());
+  if (map_pages_first) detail::prefault_samples(image.data(), image.size_bytes());
   return image;
 }
 

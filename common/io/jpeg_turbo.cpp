@@ -122,7 +122,8 @@ class JpegDecoder {
     jpeg_start_decompress(&info_);
     image_ =
         decoder_image(static_cast<int>(info_.output_width), static_cast<int>(info_.output_height),
-                      channels, orientation_ == kOrientationUpright ? options_.allocator : nullptr);
+                      channels, orientation_ == kOrientationUpright ? options_.allocator : nullptr,
+                      options_.map_pages_first);
     if (cmyk) cmyk_row_.resize(static_cast<std::size_t>(info_.output_width) * kCmykChannels);
     return true;
   }

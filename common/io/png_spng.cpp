@@ -90,7 +90,7 @@ Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& na
   check_image_size(name, ihdr.width, ihdr.height, target.channels, options.max_bytes);
 
   Image image = decoder_image(static_cast<int>(ihdr.width), static_cast<int>(ihdr.height),
-                              target.channels, options.allocator);
+                              target.channels, options.allocator, options.map_pages_first);
   const int flags = SPNG_DECODE_PROGRESSIVE | (target.channels == 4 ? SPNG_DECODE_TRNS : 0);
   if (const int error = spng_decode_image(ctx.get(), nullptr, 0, target.format, flags)) {
     fail_spng(name, "corrupt PNG", error);

@@ -70,8 +70,8 @@ struct PnmHeader {
   constexpr std::uint32_t kByteMax = 255;
   constexpr std::uint32_t kWordMax = 65535;
   constexpr int kBitsPerByte = 8;
-  Image image = decoder_image(static_cast<int>(header.width), static_cast<int>(header.height),
-                              header.channels);
+  Image image = Image::uninitialized(static_cast<int>(header.width),
+                                     static_cast<int>(header.height), header.channels);
   const std::uint8_t* in = bytes.data() + header.data_offset;
   for (std::size_t i = 0; i < image.size_bytes(); ++i) {
     std::uint32_t v = *in++;
