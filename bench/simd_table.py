@@ -3,12 +3,14 @@
 that scripts/bench-report.sh --simd writes): at each thread count, parfilter's default kernels
 (serial at 1 thread, OpenMP otherwise) and the plain loops (`scalar`) next to OpenCV (C++, else
 cv2 from Python) on the same image, the ratio, and each op's bandwidth as a share of a memcpy of
-the same bytes on the same threads. Standard library only.
+the same bytes on the same threads. A CSV with several runs of the matrix (bench-report.sh
+--simd --rounds N) gives each time and share as the median over the runs. Standard library only.
 
   simd_table.py results.csv [--section simd] > simd.md
 """
 import argparse
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -19,6 +21,12 @@ PEERS = ("opencv", "opencv-python")
 
 def op_name(r):
     return r["op"] + (f" {r['se']}x{r['se']}" if r["se"] else "")
+
+
+def median_of(runs, field):
+    """The median of a field over the runs of one case (None without runs)."""
+    values = [r[field] for r in runs if r.get(field) is not None]
+    return statistics.median(values) if values else None
 
 
 def main():
@@ -39,22 +47,23 @@ def main():
                 key = (op_name(r), f"{r['width']}x{r['height']}x{r['channels']}")
                 slot = cases.setdefault(key, {})
                 if r["backend"] == ours:
-                    slot["scalar" if r["variant"] == "scalar" else "simd"] = r
+                    slot.setdefault("scalar" if r["variant"] == "scalar" else "simd", []).append(r)
                 elif r["backend"] in PEERS:
-                    slot["peer"] = r
+                    slot.setdefault("peer", []).append(r)
             lines = []
+            runs = 0
             for (name, image), c in cases.items():
-                simd, scalar, peer = c.get("simd"), c.get("scalar"), c.get("peer")
-                ratio = (simd["median_ms"] / peer["median_ms"]
-                         if simd and peer and peer["median_ms"] else None)
-                share = simd["limit_fraction"] if simd else None
-                lines.append([name, image,
-                              fmt(simd["median_ms"]) if simd else "-",
-                              fmt(scalar["median_ms"]) if scalar else "-",
-                              fmt(peer["median_ms"]) if peer else "-",
+                simd_ms, scalar_ms, peer_ms = (median_of(c.get(k, []), "median_ms")
+                                               for k in ("simd", "scalar", "peer"))
+                runs = max(runs, len(c.get("simd", [])))
+                ratio = simd_ms / peer_ms if simd_ms and peer_ms else None
+                share = median_of(c.get("simd", []), "limit_fraction")
+                lines.append([name, image, fmt(simd_ms) if simd_ms else "-",
+                              fmt(scalar_ms) if scalar_ms else "-", fmt(peer_ms) if peer_ms else "-",
                               (fmt(ratio) + ("" if ratio is None or ratio <= 1 else " (slower)")),
                               f"{share:.0%}" if share else "-"])
-            out.append(f"### {machine}: {threads} thread(s), {ours} against OpenCV\n\n")
+            over = f" (medians of {runs} runs)" if runs > 1 else ""
+            out.append(f"### {machine}: {threads} thread(s), {ours} against OpenCV{over}\n\n")
             out.append(table(["op", "image", f"{ours} (ms)", "scalar loops (ms)", "OpenCV (ms)",
                               "parfilter / OpenCV", "of memcpy"], lines) + "\n")
     sys.stdout.write("".join(out))

@@ -5,7 +5,7 @@
 # writes OUT/results.csv, OUT/results.md and OUT/charts/*.png (where matplotlib is found).
 #
 #   scripts/bench-report.sh [--quick | --default | --full | --simd] [--machine NAME] [--out DIR]
-#                           [--ranks "1 2 4"] [--settle-ms MS] [--no-build] [--no-charts]
+#                           [--ranks "1 2 4"] [--settle-ms MS] [--rounds N] [--no-build] [--no-charts]
 #                           [--build-only]
 #
 #   --quick    a minute or two on a 2-core VM: scripts/demo.sh runs it
@@ -15,6 +15,8 @@
 #              gray) at 1 thread and every core, default and scalar loops, next to memcpy:
 #              OUT/simd.md (bench/simd_table.py); a few minutes
 #              (about 5 minutes on a 2-core VM; about 4 on 16 cores with an H200)
+#   --rounds N  with --simd: the whole matrix N times, one after the other; the table shows the
+#              median over the rounds (a shared machine's noise comes in bursts)
 #   --settle-ms idle time after each contender's runs (parfilter-bench's default: 20 ms)
 #   --build-only  build parfilter-bench in the build dir and stop (scripts/bench-gpu-settle.sh)
 #
@@ -35,6 +37,7 @@ machine=""
 out_dir=""
 ranks_list=""
 settle_ms=""
+rounds=1
 build=1
 build_only=0
 charts=1
@@ -46,6 +49,7 @@ while [[ $# -gt 0 ]]; do
     --out) out_dir="$2"; shift 2 ;;
     --ranks) ranks_list="$2"; shift 2 ;;
     --settle-ms) settle_ms="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --build-only) build_only=1; shift ;;
     --no-charts) charts=0; shift ;;
@@ -147,13 +151,15 @@ cv2() {
 
 if [[ $preset == simd ]]; then
   simd_ops=gray,gaussian,sharpen,sobel,pool,erode,dilate
-  for threads in 1 "$cores"; do
-    run simd --backends serial,openmp --variants default,scalar --ops "$simd_ops" --se 3,15 \
-      --sizes 3840x2160 --channels 3 --threads "$threads"
-    cv2 simd --ops "$simd_ops" --se 3,15 --sizes 3840x2160 --channels 3 --threads "$threads"
-    run simd --backends serial,openmp --variants default,scalar --ops histogram,equalize,otsu \
-      --sizes 3840x2160 --channels 1 --threads "$threads"
-    cv2 simd --ops histogram,equalize,otsu --sizes 3840x2160 --channels 1 --threads "$threads"
+  for ((round = 1; round <= rounds; round++)); do
+    for threads in 1 "$cores"; do
+      run simd --backends serial,openmp --variants default,scalar --ops "$simd_ops" --se 3,15 \
+        --sizes 3840x2160 --channels 3 --threads "$threads"
+      cv2 simd --ops "$simd_ops" --se 3,15 --sizes 3840x2160 --channels 3 --threads "$threads"
+      run simd --backends serial,openmp --variants default,scalar --ops histogram,equalize,otsu \
+        --sizes 3840x2160 --channels 1 --threads "$threads"
+      cv2 simd --ops histogram,equalize,otsu --sizes 3840x2160 --channels 1 --threads "$threads"
+    done
   done
   python3 "$root/bench/simd_table.py" "$csv" | tee "$out_dir/simd.md"
   echo "bench-report: simd run took $((SECONDS - start)) s; results in $out_dir" >&2
