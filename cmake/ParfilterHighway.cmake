@@ -34,11 +34,11 @@ if(NOT PARFILTER_WITH_HIGHWAY STREQUAL "OFF")
 endif()
 
 if(_hwy_found)
-  # x86 targets: SSE4, AVX2 and AVX-512 (Highway's AVX3); the scalar target, for older CPUs,
-  # runs the plain kernels. SSSE3 (CPUs from before 2008 without SSE4.1) is left out to save
-  # a fifth compilation of every SIMD file.
-  string(CONCAT _simd_summary "Highway ${_hwy_version}: SSE4, AVX2, AVX-512 picked at run "
-                "time, plain C++ below SSE4 (override: PARFILTER_SIMD_TARGETS)")
+  # x86 targets: SSE4, AVX2, AVX-512 (Highway's AVX3) and AVX-512 with VBMI (AVX3_DL); the
+  # scalar target, for older CPUs, runs the plain kernels. SSSE3 (CPUs from before 2008
+  # without SSE4.1) is left out to save another compilation of every SIMD file.
+  string(CONCAT _simd_summary "Highway ${_hwy_version}: SSE4, AVX2, AVX-512, AVX-512+VBMI picked "
+                "at run time, plain C++ below SSE4 (override: PARFILTER_SIMD_TARGETS)")
 elseif(PARFILTER_WITH_HIGHWAY STREQUAL "ON")
   message(FATAL_ERROR "PARFILTER_WITH_HIGHWAY=ON but Highway ${PARFILTER_HIGHWAY_MIN_VERSION} or "
                       "newer was not found (Debian: libhwy-dev)")
