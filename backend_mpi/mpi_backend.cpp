@@ -19,15 +19,6 @@
 namespace parfilter {
 namespace {
 
-/// A rank's rows as one block on the calling thread (--threads 1, or no OpenMP).
-class OneBlockScheduler final : public RowScheduler {
- public:
-  [[nodiscard]] int max_blocks() const override { return 1; }
-  void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
-    if (rows > 0) fn(RowRange{0, rows}, 0);
-  }
-};
-
 bool mpi_running() {
   int initialized = 0;
   int finalized = 0;
@@ -213,7 +204,7 @@ std::unique_ptr<RowScheduler> make_rank_scheduler(int threads) {
   if (threads > 1) return make_openmp_scheduler(threads);
 #endif
   (void)threads;
-  return std::make_unique<OneBlockScheduler>();
+  return std::make_unique<CallingThreadScheduler>();
 }
 
 Backend* node_backend_of(const Backend& backend) {

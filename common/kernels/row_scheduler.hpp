@@ -26,6 +26,16 @@ class RowScheduler {
   virtual void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) = 0;
 };
 
+/// Every row as one block on the calling thread: the serial backend's schedule, an MPI rank's
+/// with one thread, and each image's in a CPU backend's batch of images side by side.
+class CallingThreadScheduler final : public RowScheduler {
+ public:
+  [[nodiscard]] int max_blocks() const override { return 1; }
+  void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
+    if (rows > 0) fn(RowRange{0, rows}, 0);
+  }
+};
+
 /// Splits [0, rows) into `blocks` contiguous near-equal ranges and returns range `index`.
 /// The first rows % blocks ranges are one row longer. Ranges past `rows` are empty.
 [[nodiscard]] RowRange block_range(int rows, int blocks, int index);

@@ -92,6 +92,12 @@ class Pipeline {
 
  private:
   std::optional<BatchInput> next() {
+    // A backend that asks for another input before handing back a result (several images
+    // side by side) computes only once it has them: the workers stay free to decode them.
+    if (gated_) {
+      pool_.open_gate();
+      gated_ = false;
+    }
     std::unique_lock lock(mutex_);
     for (;;) {
       while (active_ < limit_ && !exhausted_) start_one(lock);

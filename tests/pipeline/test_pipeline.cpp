@@ -186,11 +186,12 @@ TEST(Pipeline, WorkersPauseWhileAHostBackendComputes) {
 class OverlappingBackend final : public Backend {
  public:
   static constexpr std::size_t kDepth = 3;
+  explicit OverlappingBackend(bool on_host = false) : on_host_(on_host) {}
   [[nodiscard]] std::size_t batch_depth() const override { return kDepth; }
   [[nodiscard]] std::string_view name() const override { return "overlapping"; }
   [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
   [[nodiscard]] Availability availability() const override { return {}; }
-  [[nodiscard]] bool computes_on_host() const override { return false; }
+  [[nodiscard]] bool computes_on_host() const override { return on_host_; }
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
     return inner_->run(op, input, params, times);
@@ -210,6 +211,7 @@ class OverlappingBackend final : public Backend {
   }
 
  private:
+  bool on_host_;
   std::unique_ptr<Backend> inner_ = make_serial_backend({});
 };
 
@@ -221,6 +223,18 @@ TEST(Pipeline, FeedsABackendThatOverlapsSeveralInputs) {
     run_batch_pipeline(backend, kGaussian, jobs, {threads, false});
     EXPECT_EQ(jobs.order_, iota(10));
     EXPECT_TRUE(jobs.outcomes_[4].failure);
+  }
+}
+
+// A host backend that takes several inputs before its first result (a CPU backend running
+// images side by side) computes only once it has them: the workers, paused while a host
+// backend computes, must stay free to decode the inputs it is still waiting for.
+TEST(Pipeline, AHostBackendThatHoldsSeveralInputsLetsTheWorkersDecodeThem) {
+  for (const int threads : {1, 2}) {
+    OverlappingBackend backend(/*on_host=*/true);
+    RecordingJobs jobs(10);
+    run_batch_pipeline(backend, kGaussian, jobs, {threads, true, 0.0});  // pause for every compute
+    EXPECT_EQ(jobs.order_, iota(10));
   }
 }
 
