@@ -20,39 +20,12 @@ namespace {
 
 constexpr double kMsPerSecond = 1000.0;
 
-int symmetric(RowHalo halo) { return std::max(halo.above, halo.below); }
-
 /// The rows above and below an output row of `step` that it reads, on either side.
 int step_halo(const OpStep& step) {
   OpParams params = step.params;
   params.variant.clear();  // the node backend's variant; the CPU passes give the halo
-  switch (step.op) {
-    case Op::gray:
-      return 0;
-    case Op::gaussian:
-      return symmetric(gaussian_pass(params).halo);
-    case Op::sobel:
-      return symmetric(sobel_pass(params).halo);
-    case Op::sharpen:
-      return symmetric(sharpen_pass(params).halo);
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close: {
-      const StructuringElement se = make_structuring_element(params.se);
-      const auto steps = static_cast<int>(morphology_steps(step.op, params.iterations).size());
-      return steps *
-             std::max(kernels::morphology_halo_above(se), kernels::morphology_halo_below(se));
-    }
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::segment:
-    case Op::pool:  // its slabs are cut by its own rule (two input rows per output row)
-      break;
-  }
-  throw std::logic_error("step_halo: " + std::string(op_name(step.op)) +
-                         " has no halo of its own on slabs");
+  const RowHalo halo = row_halo(step.op, params);
+  return std::max(halo.above, halo.below);
 }
 
 double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
@@ -73,26 +46,7 @@ void keep_block(const Image& slab_out, int first, const Geometry& out, RowRange 
 
 }  // namespace
 
-bool runs_on_slabs(Op op) {
-  switch (op) {
-    case Op::gray:
-    case Op::gaussian:
-    case Op::sobel:
-    case Op::sharpen:
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-    case Op::pool:
-      return true;
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::segment:
-      return false;
-  }
-  return false;
-}
+bool runs_on_slabs(Op op) { return !op_info(op).traits.whole_image; }
 
 std::vector<OpChain> slab_segments(const OpChain& chain) {
   std::vector<OpChain> segments;

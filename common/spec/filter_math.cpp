@@ -288,30 +288,22 @@ std::vector<MorphOp> morphology_steps(Op op, int iterations) {
     steps.insert(steps.end(), static_cast<std::size_t>(iterations), step);
   };
   std::vector<MorphOp> steps;
-  switch (op) {
-    case Op::erode:
+  switch (op_info(op).traits.morphology) {
+    case MorphologyOrder::erode:
       repeat(steps, MorphOp::erode);
       break;
-    case Op::dilate:
+    case MorphologyOrder::dilate:
       repeat(steps, MorphOp::dilate);
       break;
-    case Op::open:
+    case MorphologyOrder::erode_then_dilate:
       repeat(steps, MorphOp::erode);
       repeat(steps, MorphOp::dilate);
       break;
-    case Op::close:
+    case MorphologyOrder::dilate_then_erode:
       repeat(steps, MorphOp::dilate);
       repeat(steps, MorphOp::erode);
       break;
-    case Op::gray:
-    case Op::gaussian:
-    case Op::sobel:
-    case Op::sharpen:
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::segment:
-    case Op::pool:
+    case MorphologyOrder::none:
       throw std::logic_error("morphology_steps: not a morphology op");
   }
   return steps;

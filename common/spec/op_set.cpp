@@ -78,8 +78,8 @@ constexpr std::array kMorphologyParams{Param::se, Param::iterations};
 
 constexpr OpTraits kPlain{};
 constexpr OpTraits kGrayResult{.gray_result = true};
-constexpr OpTraits kMorphology{.morphology = true};
-constexpr OpTraits kThreshold{.gray_result = true, .threshold_result = true};
+constexpr OpTraits morphology(MorphologyOrder order) { return OpTraits{.morphology = order}; }
+constexpr OpTraits kThreshold{.gray_result = true, .whole_image = true, .threshold_result = true};
 
 constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
     {Op::gray, "gray", "BT.601 luma in Q15; 1-channel output", kNoParams, kGrayResult},
@@ -87,16 +87,20 @@ constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
     {Op::sobel, "sobel", "Sobel gradient of gray; 1-channel output", kSobelParams, kGrayResult},
     {Op::sharpen, "sharpen", "5c - up - down - left - right, saturated", kSharpenParams, kPlain},
     {Op::histogram, "histogram", "256-bin histogram as .csv or a .png chart", kHistogramParams,
-     OpTraits{.histogram_result = true}},
+     OpTraits{.whole_image = true, .histogram_result = true}},
     {Op::equalize, "equalize", "histogram equalization (of YCrCb luma for colour images)",
-     kNoParams, kPlain},
+     kNoParams, OpTraits{.whole_image = true}},
     {Op::otsu, "otsu", "Otsu threshold of gray; 1-channel output", kNoParams, kThreshold},
     {Op::segment, "segment", "isodata threshold, global or local (--adaptive)", kSegmentParams,
      kThreshold},
-    {Op::erode, "erode", "minimum over the structuring element", kMorphologyParams, kMorphology},
-    {Op::dilate, "dilate", "maximum over the structuring element", kMorphologyParams, kMorphology},
-    {Op::open, "open", "erode then dilate", kMorphologyParams, kMorphology},
-    {Op::close, "close", "dilate then erode", kMorphologyParams, kMorphology},
+    {Op::erode, "erode", "minimum over the structuring element", kMorphologyParams,
+     morphology(MorphologyOrder::erode)},
+    {Op::dilate, "dilate", "maximum over the structuring element", kMorphologyParams,
+     morphology(MorphologyOrder::dilate)},
+    {Op::open, "open", "erode then dilate", kMorphologyParams,
+     morphology(MorphologyOrder::erode_then_dilate)},
+    {Op::close, "close", "dilate then erode", kMorphologyParams,
+     morphology(MorphologyOrder::dilate_then_erode)},
     {Op::pool, "pool", "2x2 max pooling, stride 2; output ceil(W/2) x ceil(H/2)", kNoParams,
      OpTraits{.halves_size = true}},
 }};

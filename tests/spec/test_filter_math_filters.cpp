@@ -253,5 +253,15 @@ TEST(StructuringElement, RowSpansDescribeTheMask) {
   }
 }
 
+// FILTERS.md: open is erosion then dilation, close the reverse, each --iterations times.
+TEST(MorphologySteps, FollowEachOpsDefinition) {
+  using enum MorphOp;
+  EXPECT_EQ(morphology_steps(Op::erode, 3), (std::vector<MorphOp>{erode, erode, erode}));
+  EXPECT_EQ(morphology_steps(Op::dilate, 1), (std::vector<MorphOp>{dilate}));
+  EXPECT_EQ(morphology_steps(Op::open, 2), (std::vector<MorphOp>{erode, erode, dilate, dilate}));
+  EXPECT_EQ(morphology_steps(Op::close, 2), (std::vector<MorphOp>{dilate, dilate, erode, erode}));
+  EXPECT_THROW((void)morphology_steps(Op::gaussian, 1), std::logic_error);
+}
+
 }  // namespace
 }  // namespace parfilter

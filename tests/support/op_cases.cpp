@@ -86,7 +86,7 @@ std::vector<ParamSet> data_param_sets(Op op) {
     set_param(param, "true", set.params);
     sets.push_back(std::move(set));
   }
-  if (op_info(op).traits.morphology) {
+  if (op_info(op).traits.morphology != MorphologyOrder::none) {
     ParamSet ellipse{"se_ellipse_7x5", {}};
     set_param(Param::se, "ellipse:7x5", ellipse.params);
     sets.push_back(std::move(ellipse));

@@ -130,10 +130,23 @@ struct ParamInfo {
   std::optional<Param> needs;
 };
 
-/// What an op's result is, for the code that handles results generically.
+/// The erosions and dilations a morphology op runs, in this order, each --iterations times.
+enum class MorphologyOrder : std::uint8_t {
+  none,  ///< not a morphology op
+  erode,
+  dilate,
+  erode_then_dilate,  ///< open
+  dilate_then_erode,  ///< close
+};
+
+/// What an op's result is and what it reads, for the code that handles ops generically.
 struct OpTraits {
-  bool morphology = false;   ///< erode, dilate, open, close: --se and --iterations
+  /// erode, dilate, open, close (--se and --iterations): their steps.
+  MorphologyOrder morphology = MorphologyOrder::none;
   bool gray_result = false;  ///< one channel whatever the input's
+  /// Reads a statistic of the whole image (its histogram), so that independent row blocks
+  /// cannot compute it alone (MPI's slabs; the global threshold of segment, even --adaptive).
+  bool whole_image = false;
   bool halves_size = false;  ///< pool: ceil(W/2) x ceil(H/2)
   bool histogram_result = false;
   bool threshold_result = false;  ///< also gives the global threshold (--print-threshold)
