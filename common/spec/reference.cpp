@@ -192,11 +192,9 @@ Image adaptive_segment(const Image& gray, const OpParams& params, int global_t) 
 }
 
 // ---- morphology -------------------------------------------------------------------------------
-enum class Morph { erode, dilate };
-
 /// One erosion or dilation: out(x, y) = min (erode) or max (dilate) over the set SE pixels
 /// (i, j) of in(x + i - anchor_x, y + j - anchor_y), skipping pixels outside the image.
-Image morph_once(const Image& in, const StructuringElement& se, Morph morph) {
+Image morph_once(const Image& in, const StructuringElement& se, MorphOp morph) {
   Image out(in.width(), in.height(), in.channels());
   for (int y = 0; y < in.height(); ++y) {
     for (int x = 0; x < in.width(); ++x) {
@@ -205,14 +203,14 @@ Image morph_once(const Image& in, const StructuringElement& se, Morph morph) {
           out.at(x, y, c) = in.at(x, y, c);
           continue;
         }
-        int best = morph == Morph::erode ? kMaxSample : 0;  // the neutral value
+        int best = morph == MorphOp::erode ? kMaxSample : 0;  // the neutral value
         for (int j = 0; j < se.height; ++j) {
           for (int i = 0; i < se.width; ++i) {
             const int xx = x + i - se.anchor_x;
             const int yy = y + j - se.anchor_y;
             if (!se.at(i, j) || !inside(in, xx, yy)) continue;
             const int v = in.at(xx, yy, c);
-            best = morph == Morph::erode ? std::min(best, v) : std::max(best, v);
+            best = morph == MorphOp::erode ? std::min(best, v) : std::max(best, v);
           }
         }
         out.at(x, y, c) = static_cast<std::uint8_t>(best);
@@ -222,35 +220,14 @@ Image morph_once(const Image& in, const StructuringElement& se, Morph morph) {
   return out;
 }
 
-Image morph_repeated(Image img, const StructuringElement& se, Morph morph, int iterations) {
-  for (int k = 0; k < iterations; ++k) img = morph_once(img, se, morph);
-  return img;
-}
-
+/// The op's erosions and dilations in turn (morphology_steps: FILTERS.md's order, each
+/// --iterations times); a non-morphology op has none and throws there.
 Image morphology(Op op, const Image& in, const OpParams& params) {
   const StructuringElement se = make_structuring_element(params.se);
-  const int n = params.iterations;
-  switch (op) {
-    case Op::erode:
-      return morph_repeated(in, se, Morph::erode, n);
-    case Op::dilate:
-      return morph_repeated(in, se, Morph::dilate, n);
-    case Op::open:
-      return morph_repeated(morph_repeated(in, se, Morph::erode, n), se, Morph::dilate, n);
-    case Op::close:
-      return morph_repeated(morph_repeated(in, se, Morph::dilate, n), se, Morph::erode, n);
-    case Op::gray:
-    case Op::gaussian:
-    case Op::sobel:
-    case Op::sharpen:
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::segment:
-    case Op::pool:
-      break;
-  }
-  throw std::logic_error("reference morphology: not a morphology op");
+  Image out = in;
+  for (const MorphOp step : morphology_steps(op, params.iterations))
+    out = morph_once(out, se, step);
+  return out;
 }
 
 // ---- pooling ----------------------------------------------------------------------------------
