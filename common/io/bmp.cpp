@@ -39,6 +39,11 @@ bool gray_palette(const BmpLayout& layout) {
                      [](const BmpColor& c) { return c.red == c.green && c.green == c.blue; });
 }
 
+/// The channels a BMP decodes to: one for a palette of grays only.
+int decoded_channels(const BmpLayout& layout) {
+  return gray_palette(layout) ? 1 : layout.channels();
+}
+
 /// The image row that stored row `stored` fills.
 int image_row(const BmpLayout& layout, int stored) {
   return layout.top_down ? stored : layout.height - 1 - stored;
@@ -132,8 +137,7 @@ Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& na
   auto parsed = parse_bmp(bytes);
   if (const auto* cause = std::get_if<std::string>(&parsed)) fail(name, *cause);
   const auto& layout = std::get<BmpLayout>(parsed);
-  const bool gray = gray_palette(layout);
-  const int channels = gray ? 1 : layout.channels();
+  const int channels = decoded_channels(layout);
   check_image_size(name, layout.width, layout.height, channels, options.max_bytes);
   if (auto cause = check_bmp_pixel_data(bytes.size(), layout)) fail(name, *cause);
   if (direct_layout(layout)) {
@@ -145,7 +149,7 @@ Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& na
   auto decoded = decode_bmp(bytes, layout);
   if (const auto* cause = std::get_if<std::string>(&decoded)) fail(name, *cause);
   Image rgb = std::move(std::get<Image>(decoded));
-  if (!gray) return rgb;
+  if (channels != 1) return rgb;
   Image out = Image::uninitialized(rgb.width(), rgb.height(), 1);
   for (std::size_t i = 0; i < out.size_bytes(); ++i) out.data()[i] = rgb.data()[3 * i];
   return out;
@@ -162,7 +166,7 @@ std::optional<Image> load_bmp_rows(const InputFile& file, const LoadOptions& opt
       check_bmp_pixel_data(file.size(), *layout).has_value()) {
     return std::nullopt;
   }
-  const int channels = gray_palette(*layout) ? 1 : layout->channels();
+  const int channels = decoded_channels(*layout);
   check_image_size(file.name(), layout->width, layout->height, channels, options.max_bytes);
   const std::uint64_t stride = bmp_row_stride(*layout);
   FileBytes chunk(static_cast<std::size_t>(chunk_rows(stride) * stride));
@@ -170,11 +174,7 @@ std::optional<Image> load_bmp_rows(const InputFile& file, const LoadOptions& opt
     const std::uint64_t offset = layout->pixel_offset + first * stride;
     // The last row's padding may be missing from the file (check_bmp_pixel_data allows it).
     const std::uint64_t wanted = std::min(count * stride, file.size() - offset);
-    const std::uint64_t pixels_needed =
-        (count - 1) * stride + (static_cast<std::uint64_t>(layout->width) *
-                                    static_cast<std::uint64_t>(layout->bits_per_pixel) +
-                                CHAR_BIT - 1) /
-                                   CHAR_BIT;
+    const std::uint64_t pixels_needed = (count - 1) * stride + bmp_row_pixel_bytes(*layout);
     if (file.read_at(offset, {chunk.data(), static_cast<std::size_t>(wanted)}) < pixels_needed) {
       fail(file.name(), "truncated file: it shrank while being read");
     }

@@ -220,6 +220,11 @@ std::uint64_t bmp_row_stride(const BmpLayout& layout) {
          (kRowAlignmentBits / kBitsPerByte);
 }
 
+std::uint64_t bmp_row_pixel_bytes(const BmpLayout& layout) {
+  const std::uint64_t row_bits = static_cast<std::uint64_t>(layout.width) * layout.bits_per_pixel;
+  return (row_bits + kBitsPerByte - 1) / kBitsPerByte;
+}
+
 std::variant<BmpLayout, std::string> parse_bmp(std::span<const std::uint8_t> bytes) {
   const LittleEndianBytes in(bytes);
   auto parsed = parse_headers(in);
@@ -235,14 +240,12 @@ std::variant<BmpLayout, std::string> parse_bmp(std::span<const std::uint8_t> byt
 }
 
 std::optional<std::string> check_bmp_pixel_data(std::uint64_t file_size, const BmpLayout& layout) {
-  const int bits = layout.bits_per_pixel;
   if (layout.pixel_offset >= file_size) return "truncated file: no pixel data";
   if (!layout.run_length_encoded()) {
     // The last row's padding may be missing; its pixels may not.
-    const std::uint64_t row_bits = static_cast<std::uint64_t>(layout.width) * bits;
-    const std::uint64_t last_row = (row_bits + kBitsPerByte - 1) / kBitsPerByte;
     const std::uint64_t needed =
-        bmp_row_stride(layout) * (static_cast<std::uint64_t>(layout.height) - 1) + last_row;
+        bmp_row_stride(layout) * (static_cast<std::uint64_t>(layout.height) - 1) +
+        bmp_row_pixel_bytes(layout);
     if (needed > file_size - layout.pixel_offset) {
       return "truncated file: the pixel rows need " + std::to_string(needed) +
              " bytes from offset " + std::to_string(layout.pixel_offset) + ", the file has " +

@@ -56,6 +56,8 @@ struct BmpLayout {
 
 /// Bytes per stored row of an uncompressed BMP: rows are padded to a multiple of 4 bytes.
 [[nodiscard]] std::uint64_t bmp_row_stride(const BmpLayout& layout);
+/// Bytes of a stored row's pixels alone, without its padding (which the last row may lack).
+[[nodiscard]] std::uint64_t bmp_row_pixel_bytes(const BmpLayout& layout);
 
 /// Parses and validates the headers, palette and masks. Returns the layout or the cause of
 /// rejection (a short phrase without the file name).
