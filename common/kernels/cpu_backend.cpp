@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "buffer_pool.hpp"
+#include "cpu_batch.hpp"
 #include "filter_math.hpp"
 #include "op_kernels.hpp"
 #include "parfilter/error.hpp"
@@ -232,8 +233,32 @@ class CpuBackend final : public Backend {
     validate_params(op, params);
     OpParams resolved = params;
     resolved.variant = resolve_variant(*this, op, params.variant);
+    return timed_op(*scheduler_, op, input, resolved, times);
+  }
+
+  void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
+    if (threads_ <= 1) {
+      Backend::run_batch(chain, callbacks);
+      return;
+    }
+    OpChain resolved;
+    try {
+      resolved = resolve_chain(*this, chain);
+    } catch (const UsageError&) {
+      Backend::run_batch(chain, callbacks);  // each image's failure, as one at a time gives it
+      return;
+    }
+    run_image_groups(*scheduler_, callbacks,
+                     [&](RowScheduler& scheduler, const ConstImageView& input, StageTimes& times) {
+                       return run_steps(scheduler, resolved, input, times);
+                     });
+  }
+
+ private:
+  OpOutput timed_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
+                    const OpParams& resolved, StageTimes* times) {
     const auto start = std::chrono::steady_clock::now();
-    OpOutput output = run_cpu_op(*scheduler_, op, input, resolved, outputs_);
+    OpOutput output = run_cpu_op(scheduler, op, input, resolved, outputs_);
     const auto stop = std::chrono::steady_clock::now();
     if (times != nullptr) {
       times->compute_ms = std::chrono::duration<double, std::milli>(stop - start).count();
@@ -241,7 +266,22 @@ class CpuBackend final : public Backend {
     return output;
   }
 
- private:
+  /// A resolved chain's steps in turn on `scheduler`, each reading the previous one's image.
+  OpOutput run_steps(RowScheduler& scheduler, const OpChain& resolved, const ConstImageView& input,
+                     StageTimes& times) {
+    OpOutput output;
+    times = {};
+    for (std::size_t i = 0; i < resolved.size(); ++i) {
+      StageTimes step;
+      OpOutput next =
+          timed_op(scheduler, resolved[i].op, i == 0 ? input : ConstImageView(output.image.view()),
+                   resolved[i].params, &step);
+      add_stage_times(times, step);
+      output = std::move(next);
+    }
+    return output;
+  }
+
   std::string name_;
   std::unique_ptr<RowScheduler> scheduler_;
   int threads_;
