@@ -157,6 +157,7 @@ class SessionRunner final : public JobRunner {
         exit_code_ = worst_exit_code(exit_code_, kExitRuntimeFailure);
       }
     }
+    [[nodiscard]] std::size_t size_hint() const override { return jobs_.size(); }
     [[nodiscard]] int exit_code() const { return exit_code_; }
     [[nodiscard]] std::size_t failures() const { return failures_; }
 

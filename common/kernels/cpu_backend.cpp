@@ -248,7 +248,7 @@ class CpuBackend final : public Backend {
       Backend::run_batch(chain, callbacks);  // each image's failure, as one at a time gives it
       return;
     }
-    run_image_groups(*scheduler_, callbacks,
+    run_images_side_by_side(*scheduler_, callbacks,
                      [&](RowScheduler& scheduler, const ConstImageView& input, StageTimes& times) {
                        return run_steps(scheduler, resolved, input, times);
                      });

@@ -1,6 +1,16 @@
+// Images side by side: every block's thread runs the same loop. One thread at a time holds
+// the callbacks (the pipeline's next, done and failed are not reentrant): it reports the
+// finished images, then asks for the next input; the others compute what it handed over.
+// Holding the callbacks comes before computing, so the next input is asked for as soon as
+// one is taken (the pipeline pauses its codec workers from a hand-over to the next call),
+// and any one thread alone finishes the batch (a team smaller than its blocks runs them in
+// turn).
 #include "cpu_batch.hpp"
 
+#include <condition_variable>
+#include <deque>
 #include <exception>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -8,56 +18,126 @@
 namespace parfilter {
 namespace {
 
-/// One input of a group and what became of it.
-struct GroupItem {
+/// One input and what became of it.
+struct Item {
   BatchInput input;
   OpOutput output;
   StageTimes times;
   std::exception_ptr failure;
 };
 
-void run_item(RowScheduler& scheduler, GroupItem& item, const ChainOnScheduler& run) {
+void run_item(RowScheduler& scheduler, Item& item, const ChainOnScheduler& run) {
   try {
     item.output = run(scheduler, item.input.image.view(), item.times);
   } catch (...) {
     item.failure = std::current_exception();
   }
+  item.input.image = Image{};  // its memory back before the encode
 }
 
-}  // namespace
+void report(const BatchCallbacks& callbacks, Item& item) {
+  if (item.failure) {
+    callbacks.failed(item.input.index, item.failure);
+  } else {
+    callbacks.done(item.input.index, std::move(item.output), item.times);
+  }
+}
 
-void run_image_groups(RowScheduler& scheduler, const BatchCallbacks& callbacks,
-                      const ChainOnScheduler& run) {
-  const auto group_size = static_cast<std::size_t>(scheduler.max_blocks());
-  std::vector<GroupItem> group;
-  for (bool more = true; more;) {
-    group.clear();
-    while (group.size() < group_size) {
-      std::optional<BatchInput> input = callbacks.next();
-      if (!input) {
-        more = false;
-        break;
-      }
-      group.push_back({std::move(*input), {}, {}, {}});
-    }
-    if (group.size() == group_size && group_size > 1) {
-      scheduler.for_each_block(static_cast<int>(group.size()), [&](RowRange images, int) {
-        CallingThreadScheduler one_thread;
-        for (int i = images.begin; i < images.end; ++i) {
-          run_item(one_thread, group[static_cast<std::size_t>(i)], run);
-        }
-      });
-    } else {
-      for (GroupItem& item : group) run_item(scheduler, item, run);
-    }
-    for (GroupItem& item : group) {
-      if (item.failure) {
-        callbacks.failed(item.input.index, item.failure);
+class SideBySide {
+ public:
+  SideBySide(const BatchCallbacks& callbacks, const ChainOnScheduler& run, std::size_t most_held)
+      : callbacks_(callbacks), run_(run), most_held_(most_held) {}
+
+  /// One block's share: until every input is taken, computed and reported.
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (!calling_ && (!finished_.empty() || (!exhausted_ && held_ < most_held_))) {
+        call_back(lock);
+      } else if (!todo_.empty()) {
+        compute(lock);
+      } else if (exhausted_ && finished_.empty() && held_ == 0) {
+        return;
       } else {
-        callbacks.done(item.input.index, std::move(item.output), item.times);
+        changed_.wait(lock);
       }
     }
   }
+
+  /// What the pipeline's next threw (no more inputs were taken after it), or null.
+  [[nodiscard]] std::exception_ptr failure() const { return failure_; }
+
+ private:
+  /// Reports the finished images, then asks for the next input (the lock released meanwhile).
+  void call_back(std::unique_lock<std::mutex>& lock) {
+    calling_ = true;
+    std::vector<Item> finished;
+    finished.swap(finished_);
+    const bool ask = !exhausted_ && held_ < most_held_;
+    lock.unlock();
+    std::optional<BatchInput> input;
+    std::exception_ptr failure;
+    try {
+      for (Item& item : finished) report(callbacks_, item);
+      if (ask) input = callbacks_.next();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    lock.lock();
+    calling_ = false;
+    held_ -= finished.size();
+    if (failure && !failure_) failure_ = failure;
+    if (input) {
+      todo_.push_back({std::move(*input), {}, {}, {}});
+      ++held_;
+    } else if (ask || failure) {
+      exhausted_ = true;
+    }
+    changed_.notify_all();
+  }
+
+  void compute(std::unique_lock<std::mutex>& lock) {
+    Item item = std::move(todo_.front());
+    todo_.pop_front();
+    lock.unlock();
+    CallingThreadScheduler one_thread;
+    run_item(one_thread, item, run_);
+    lock.lock();
+    finished_.push_back(std::move(item));
+    changed_.notify_all();
+  }
+
+  const BatchCallbacks& callbacks_;
+  const ChainOnScheduler& run_;
+  const std::size_t most_held_;  // inputs taken and not yet reported, at most
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Item> todo_;
+  std::vector<Item> finished_;
+  std::size_t held_ = 0;
+  bool calling_ = false;  // a thread is in the callbacks
+  bool exhausted_ = false;
+  std::exception_ptr failure_;
+};
+
+}  // namespace
+
+void run_images_side_by_side(RowScheduler& scheduler, const BatchCallbacks& callbacks,
+                             const ChainOnScheduler& run) {
+  const int blocks = scheduler.max_blocks();
+  if (blocks < 2 || callbacks.size_hint < static_cast<std::size_t>(blocks)) {
+    while (std::optional<BatchInput> input = callbacks.next()) {
+      Item item{std::move(*input), {}, {}, {}};
+      run_item(scheduler, item, run);
+      report(callbacks, item);
+    }
+    return;
+  }
+  // At most one image per block is held: the pipeline's window (threads + 2) keeps room to
+  // decode the next while every block computes.
+  SideBySide side_by_side(callbacks, run, static_cast<std::size_t>(blocks));
+  scheduler.for_each_block(blocks, [&](RowRange, int) { side_by_side.work(); });
+  if (side_by_side.failure()) std::rethrow_exception(side_by_side.failure());
 }
 
 }  // namespace parfilter

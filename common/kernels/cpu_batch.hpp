@@ -12,12 +12,13 @@ namespace parfilter {
 using ChainOnScheduler =
     std::function<OpOutput(RowScheduler& scheduler, const ConstImageView& input, StageTimes&)>;
 
-/// A batch on a threaded CPU backend. Whenever as many decoded inputs as `scheduler` has blocks
-/// are at hand, they run side by side, one image per block on that block's thread: each image's
-/// passes then wait on no other thread's, and the images of a light op do not queue one by one
-/// for every core while the codec workers compete for those cores. A last, smaller group runs
-/// one image at a time over every block. Results and failures are reported in input order.
-void run_image_groups(RowScheduler& scheduler, const BatchCallbacks& callbacks,
-                      const ChainOnScheduler& run);
+/// A batch on a threaded CPU backend. When the batch has at least as many images as
+/// `scheduler` has blocks (BatchCallbacks::size_hint), the images run side by side, one per
+/// block's thread, each taken as soon as it is decoded and handed back as soon as it is done:
+/// no image waits on another's rows or decode, and the codec workers keep decoding and
+/// encoding around them. A smaller batch (or one of unknown size) runs one image at a time
+/// over every block. Each input is reported once, done or failed, in any order.
+void run_images_side_by_side(RowScheduler& scheduler, const BatchCallbacks& callbacks,
+                             const ChainOnScheduler& run);
 
 }  // namespace parfilter

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "parfilter/pipeline.hpp"
+#include "pipeline_trace.hpp"
 #include "worker_pool.hpp"
 
 namespace parfilter {
@@ -34,6 +35,7 @@ struct Slot {
   SlotState state = SlotState::loading;
   Image image;
   JobOutcome outcome;
+  Clock::time_point delivered;  ///< when the backend took it (the trace's compute start)
 };
 
 class Pipeline {
@@ -63,6 +65,7 @@ class Pipeline {
     callbacks.failed = [this](std::size_t job, std::exception_ptr failure) {
       failed(job, std::move(failure));
     };
+    callbacks.size_hint = jobs_.size_hint();
     return callbacks;
   }
 
@@ -98,6 +101,7 @@ class Pipeline {
       pool_.open_gate();
       gated_ = false;
     }
+    const auto asked = Clock::now();
     std::unique_lock lock(mutex_);
     for (;;) {
       while (active_ < limit_ && !exhausted_) start_one(lock);
@@ -106,6 +110,8 @@ class Pipeline {
         if (slot.state == SlotState::loaded) {
           ++delivered_;
           slot.state = SlotState::computing;
+          slot.delivered = Clock::now();
+          if (trace_) trace_->record(slot.job, "wait", asked, slot.delivered);
           gated_ = compute_on_host_ && last_compute_ms_ >= pause_min_ms_;
           if (gated_) pool_.close_gate();
           return BatchInput{slot.job, std::move(slot.image)};
@@ -158,6 +164,7 @@ class Pipeline {
     } catch (...) {
       failure = std::current_exception();
     }
+    if (trace_) trace_->record(job, "decode", start, Clock::now());
     {
       const std::scoped_lock lock(mutex_);
       Slot& slot = slot_of(job);
@@ -181,6 +188,7 @@ class Pipeline {
       Slot& slot = slot_of(job);
       slot.outcome.compute = times;
       slot.state = SlotState::saving;
+      if (trace_) trace_->record(job, "compute", slot.delivered, Clock::now());
     }
     pool_.submit(pipeline::Priority::encode,
                  [this, job, result = std::make_shared<OpOutput>(std::move(output))] {
@@ -206,6 +214,7 @@ class Pipeline {
     } catch (...) {
       failure = std::current_exception();
     }
+    if (trace_) trace_->record(job, "encode", start, Clock::now());
     {
       const std::scoped_lock lock(mutex_);
       Slot& slot = slot_of(job);
@@ -244,7 +253,7 @@ class Pipeline {
   BatchJobs& jobs_;
   bool compute_on_host_;
   double pause_min_ms_;
-  // The backend's thread alone reads and writes these (next, done and failed run on it).
+  // Only the callbacks read and write these, and the backend calls them one at a time.
   double last_compute_ms_ = std::numeric_limits<double>::infinity();  // unknown: pause
   bool gated_ = false;
   std::size_t limit_;
@@ -256,6 +265,7 @@ class Pipeline {
   std::size_t active_ = 0;     // started jobs not yet finished
   bool exhausted_ = false;
   StageContext context_;
+  std::unique_ptr<pipeline::Trace> trace_ = pipeline::Trace::from_environment();
   pipeline::WorkerPool pool_;  // last: destroyed (joined) first
 };
 

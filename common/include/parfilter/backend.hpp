@@ -62,10 +62,14 @@ struct BatchCallbacks {
   /// The next input, or nullopt at the end of the batch. An input that could not be loaded
   /// is reported by the caller and never handed over.
   std::function<std::optional<BatchInput>()> next;
-  /// The result of input `index`, with the stage times of its run; called in input order.
+  /// The result of input `index`, with the stage times of its run. Each input is reported
+  /// once, by done or failed, in any order; the callbacks are called one at a time.
   std::function<void(std::size_t index, OpOutput&& output, const StageTimes& times)> done;
   /// A failure while running input `index`.
   std::function<void(std::size_t index, std::exception_ptr failure)> failed;
+  /// How many inputs the batch holds, where known (0: unknown). A threaded CPU backend runs
+  /// a batch of at least as many images as it has threads one image per thread.
+  std::size_t size_hint = 0;
 };
 
 /// A BatchCallbacks::next over inputs 0 .. count - 1 from `load`, skipping those it gives no

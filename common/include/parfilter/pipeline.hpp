@@ -50,6 +50,8 @@ class BatchJobs {
   virtual void save(std::size_t job, const OpOutput& output, const StageContext& context) = 0;
   /// Called once per job, in the order next_job gave them, one call at a time.
   virtual void finished(std::size_t job, const JobOutcome& outcome) = 0;
+  /// How many jobs next_job will give in all, where known (0: unknown).
+  [[nodiscard]] virtual std::size_t size_hint() const { return 0; }
 };
 
 struct PipelineOptions {

@@ -1,0 +1,56 @@
+#include "pipeline_trace.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <utility>
+
+namespace parfilter::pipeline {
+namespace {
+
+constexpr const char* kTraceEnvironment = "PARFILTER_TRACE";
+
+/// A small number per thread, in the order threads first record (the CSV's thread column).
+int thread_number() {
+  static std::atomic<int> next{0};
+  thread_local const int number = next++;
+  return number;
+}
+
+double ms_between(Trace::Clock::time_point from, Trace::Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+}  // namespace
+
+std::unique_ptr<Trace> Trace::from_environment() {
+  const char* path = std::getenv(kTraceEnvironment);
+  if (path == nullptr || *path == '\0') return nullptr;
+  return std::make_unique<Trace>(path);
+}
+
+Trace::Trace(std::string path) : path_(std::move(path)) {}
+
+Trace::~Trace() {
+  std::ofstream out(path_);
+  out << "job,stage,thread,start_ms,end_ms\n";
+  for (const Event& e : events_) {
+    out << e.job << ',' << e.stage << ',' << e.thread << ',' << e.start_ms << ',' << e.end_ms
+        << '\n';
+  }
+  out.close();
+  if (!out) {
+    std::cerr << "parfilter: " << kTraceEnvironment << ": cannot write '" << path_ << "'\n";
+  }
+}
+
+void Trace::record(std::size_t job, const char* stage, Clock::time_point start,
+                   Clock::time_point end) {
+  const Event event{job, stage, thread_number(), ms_between(origin_, start),
+                    ms_between(origin_, end)};
+  const std::scoped_lock lock(mutex_);
+  events_.push_back(event);
+}
+
+}  // namespace parfilter::pipeline

@@ -1,0 +1,155 @@
+// A threaded CPU backend's batch (cpu_batch.hpp): images side by side, one per block, each
+// reported once; a batch smaller than the blocks one image at a time; a team that runs its
+// blocks in turn still finishes; a failing `next` ends the batch after the inputs it gave.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "cpu_batch.hpp"
+#include "support/test_images.hpp"
+
+namespace parfilter {
+namespace {
+
+constexpr int kBlocks = 4;
+
+/// Every block on its own thread, as the pthread and OpenMP schedulers run them.
+class ThreadPerBlock final : public RowScheduler {
+ public:
+  [[nodiscard]] int max_blocks() const override { return kBlocks; }
+  void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
+    std::vector<std::jthread> threads;
+    for (int b = 0; b < kBlocks; ++b) {
+      threads.emplace_back([&, b] { fn(block_range(rows, kBlocks, b), b); });
+    }
+  }
+};
+
+/// Every block in turn on the calling thread: an OpenMP team smaller than asked for.
+class BlocksInTurn final : public RowScheduler {
+ public:
+  [[nodiscard]] int max_blocks() const override { return kBlocks; }
+  void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
+    for (int b = 0; b < kBlocks; ++b) fn(block_range(rows, kBlocks, b), b);
+  }
+};
+
+struct Batch {
+  std::size_t count = 0;
+  std::size_t fail_next_at = SIZE_MAX;  // next throws when asked for this input
+  std::size_t given = 0;
+  std::vector<std::size_t> done;
+  std::vector<std::size_t> failed;
+  std::atomic<int> computing{0};
+  int most_at_once = 0;
+  std::atomic<bool> in_callback{false};
+
+  BatchCallbacks callbacks() {
+    BatchCallbacks c;
+    c.size_hint = count;
+    c.next = [this]() -> std::optional<BatchInput> {
+      EXPECT_FALSE(in_callback.exchange(true)) << "callbacks called at once";
+      std::optional<BatchInput> input;
+      if (given == fail_next_at) {
+        in_callback = false;
+        throw std::runtime_error("next failed");
+      }
+      if (given < count) {
+        input = BatchInput{given, test::synthetic_image(static_cast<int>(given) + 1, 2, 1,
+                                                        static_cast<std::uint32_t>(given))};
+        ++given;
+      }
+      in_callback = false;
+      return input;
+    };
+    c.done = [this](std::size_t index, OpOutput&& output, const StageTimes&) {
+      EXPECT_FALSE(in_callback.exchange(true)) << "callbacks called at once";
+      EXPECT_EQ(output.threshold, static_cast<int>(index));
+      done.push_back(index);
+      in_callback = false;
+    };
+    c.failed = [this](std::size_t index, std::exception_ptr) { failed.push_back(index); };
+    return c;
+  }
+
+  /// The "chain": records how many images compute at once; the threshold names the input.
+  ChainOnScheduler run() {
+    return [this](RowScheduler& scheduler, const ConstImageView& input, StageTimes&) {
+      EXPECT_EQ(scheduler.max_blocks(), size_hint_side_by_side() ? 1 : kBlocks);
+      const int now = ++computing;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      {
+        static std::mutex mutex;
+        const std::scoped_lock lock(mutex);
+        most_at_once = std::max(most_at_once, now);
+      }
+      --computing;
+      OpOutput out;
+      out.threshold = static_cast<int>(given_index(input));
+      return out;
+    };
+  }
+  [[nodiscard]] bool size_hint_side_by_side() const { return count >= kBlocks; }
+  /// Input i is i + 1 pixels wide.
+  static std::size_t given_index(const ConstImageView& input) {
+    return static_cast<std::size_t>(input.width() - 1);
+  }
+};
+
+std::vector<std::size_t> sorted(std::vector<std::size_t> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::vector<std::size_t> first(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+TEST(ImagesSideBySide, ReportEveryImageOnceAndRunSeveralAtOnce) {
+  Batch batch;
+  batch.count = 13;
+  ThreadPerBlock scheduler;
+  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  EXPECT_EQ(sorted(batch.done), first(batch.count));
+  EXPECT_TRUE(batch.failed.empty());
+  EXPECT_GT(batch.most_at_once, 1);
+  EXPECT_LE(batch.most_at_once, kBlocks);
+}
+
+TEST(ImagesSideBySide, ASmallerBatchRunsOneImageAtATimeOverEveryBlock) {
+  Batch batch;
+  batch.count = kBlocks - 1;
+  ThreadPerBlock scheduler;
+  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  EXPECT_EQ(batch.done, first(batch.count));
+  EXPECT_EQ(batch.most_at_once, 1);
+}
+
+TEST(ImagesSideBySide, FinishWhenTheBlocksRunInTurn) {
+  Batch batch;
+  batch.count = 9;
+  BlocksInTurn scheduler;
+  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  EXPECT_EQ(sorted(batch.done), first(batch.count));
+}
+
+TEST(ImagesSideBySide, AFailingNextEndsTheBatchAfterReportingWhatItGave) {
+  Batch batch;
+  batch.count = 10;
+  batch.fail_next_at = 6;
+  ThreadPerBlock scheduler;
+  EXPECT_THROW(run_images_side_by_side(scheduler, batch.callbacks(), batch.run()),
+               std::runtime_error);
+  EXPECT_EQ(sorted(batch.done), first(batch.fail_next_at));
+}
+
+}  // namespace
+}  // namespace parfilter
