@@ -32,7 +32,7 @@ def child_chart(job):
     for ax, (title, keep) in zip(axes[0], panels):
         best = {}  # (label, format) -> wall ms, the faster strategy of each peer
         for r in rows:
-            if not keep(r):
+            if not keep(r) or "first batch" in r["backend"]:  # the warm pool is the peer
                 continue
             # cv2 / vips (either batch strategy) under one name; parfilter under its backend's.
             label = r["backend"].split()[0] if r["tool"] != "parfilter" else r["backend"]
