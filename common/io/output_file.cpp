@@ -113,6 +113,14 @@ void OutputFile::commit(bool sync) {
   const int result = ::close(fd_);
   fd_ = -1;
   if (result != 0) throw failure("close failed");
+  if (!sync) {
+    // ext4 (auto_da_alloc) starts writing out a file renamed over an existing one at once;
+    // sixteen 28 MB BMPs replacing earlier outputs took 450-500 ms instead of 115. Unlinked
+    // first, the path holds the old file, none, then the complete new one: never a partial
+    // one. Survival of a power loss is --fsync's (the rename then replaces atomically). An
+    // unlink that fails (no such file, a directory) leaves the answer to rename.
+    (void)::unlink(path_.c_str());
+  }
   if (::rename(temporary_.c_str(), path_.c_str()) != 0) throw failure("cannot rename into place");
   committed_ = true;
   if (sync) {
