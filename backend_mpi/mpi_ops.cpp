@@ -8,9 +8,11 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "cpu_op.hpp"
 #include "filter_math.hpp"
 #include "op_kernels.hpp"
 
@@ -178,62 +180,76 @@ OpOutput run_pool(const Local& local) {
   return {};
 }
 
-/// The plan and the per-rank work of `op`.
-std::pair<Plan, Compute> plan_op(Op op, const OpParams& params, const Geometry& in, int ranks) {
-  const int channels = in.channels;
-  switch (op) {
-    case Op::gray:
-      return {halo_plan(in, 1, {}, ranks), single_pass(gray_pass())};
-    case Op::gaussian: {
-      RowPass pass = gaussian_pass(params);
-      const RowHalo halo = pass.halo;
-      return {halo_plan(in, channels, halo, ranks), single_pass(std::move(pass))};
-    }
-    case Op::sharpen: {
-      RowPass pass = sharpen_pass(params);
-      const RowHalo halo = pass.halo;
-      return {halo_plan(in, channels, halo, ranks), single_pass(std::move(pass))};
-    }
-    case Op::sobel:
-      return {halo_plan(in, 1, sobel_pass(params).halo, ranks),
-              [params](const Local& local) { return run_sobel(local, params); }};
-    case Op::histogram: {
-      Plan plan = halo_plan(in, 1, {}, ranks);
-      plan.out.reset();
-      return {std::move(plan),
-              [params](const Local& local) { return run_histogram(local, params); }};
-    }
-    case Op::equalize:
-      return {halo_plan(in, channels, {}, ranks), run_equalize};
-    case Op::otsu:
-    case Op::segment: {
-      const bool adaptive = op == Op::segment && params.adaptive;
-      const RowHalo halo = adaptive ? adaptive_segment_pass(params, 0).halo : RowHalo{};
-      return {halo_plan(in, 1, halo, ranks),
-              [op, params](const Local& local) { return run_thresholding(local, op, params); }};
-    }
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close: {
-      const StructuringElement se = make_structuring_element(params.se);
-      const RowHalo halo{kernels::morphology_halo_above(se), kernels::morphology_halo_below(se)};
-      auto plan = std::make_shared<const Plan>(halo_plan(in, channels, halo, ranks));
-      return {*plan, [plan, op, params](const Local& local) {
-                return run_morphology(local, *plan, op, params);
-              }};
-    }
-    case Op::pool: {
-      Plan plan;
-      plan.out = Geometry{pool_extent(in.width), pool_extent(in.height), channels};
-      plan.blocks = blocks_of(plan.out->height, ranks);
-      for (const RowRange block : plan.blocks) {
-        plan.needs.push_back(block.empty() ? RowRange{} : pool_input_rows(block, in.height));
-      }
-      return {std::move(plan), run_pool};
-    }
+using PlanAndCompute = std::pair<Plan, Compute>;
+
+PlanAndCompute plan_sobel(Op /*op*/, const OpParams& params, const Geometry& in, int ranks) {
+  return {halo_plan(in, 1, sobel_pass(params).halo, ranks),
+          [params](const Local& local) { return run_sobel(local, params); }};
+}
+
+PlanAndCompute plan_histogram(Op /*op*/, const OpParams& params, const Geometry& in, int ranks) {
+  Plan plan = halo_plan(in, 1, {}, ranks);
+  plan.out.reset();
+  return {std::move(plan), [params](const Local& local) { return run_histogram(local, params); }};
+}
+
+PlanAndCompute plan_equalize(Op /*op*/, const OpParams& /*params*/, const Geometry& in, int ranks) {
+  return {halo_plan(in, in.channels, {}, ranks), run_equalize};
+}
+
+PlanAndCompute plan_thresholding(Op op, const OpParams& params, const Geometry& in, int ranks) {
+  const bool adaptive = op == Op::segment && params.adaptive;
+  const RowHalo halo = adaptive ? adaptive_segment_pass(params, 0).halo : RowHalo{};
+  return {halo_plan(in, 1, halo, ranks),
+          [op, params](const Local& local) { return run_thresholding(local, op, params); }};
+}
+
+PlanAndCompute plan_morphology(Op op, const OpParams& params, const Geometry& in, int ranks) {
+  const StructuringElement se = make_structuring_element(params.se);
+  const RowHalo halo{kernels::morphology_halo_above(se), kernels::morphology_halo_below(se)};
+  auto plan = std::make_shared<const Plan>(halo_plan(in, in.channels, halo, ranks));
+  return {*plan, [plan, op, params](const Local& local) {
+            return run_morphology(local, *plan, op, params);
+          }};
+}
+
+PlanAndCompute plan_pool(Op /*op*/, const OpParams& /*params*/, const Geometry& in, int ranks) {
+  Plan plan;
+  plan.out = Geometry{pool_extent(in.width), pool_extent(in.height), in.channels};
+  plan.blocks = blocks_of(plan.out->height, ranks);
+  for (const RowRange block : plan.blocks) {
+    plan.needs.push_back(block.empty() ? RowRange{} : pool_input_rows(block, in.height));
   }
-  throw std::logic_error("plan_op: unknown op");
+  return {std::move(plan), run_pool};
+}
+
+/// The ops that are more than one row pass (cpu_op(op).single_pass is null), each with how
+/// the ranks split it.
+struct OpPlanner {
+  Op op;
+  PlanAndCompute (*plan)(Op op, const OpParams& params, const Geometry& in, int ranks);
+};
+constexpr OpPlanner kPlanners[] = {
+    {Op::sobel, plan_sobel},       {Op::histogram, plan_histogram},  {Op::equalize, plan_equalize},
+    {Op::otsu, plan_thresholding}, {Op::segment, plan_thresholding}, {Op::erode, plan_morphology},
+    {Op::dilate, plan_morphology}, {Op::open, plan_morphology},      {Op::close, plan_morphology},
+    {Op::pool, plan_pool},
+};
+
+/// The plan and the per-rank work of `op`: an op that is one row pass runs it on every
+/// rank's rows with its halo; the others have their planner above.
+PlanAndCompute plan_op(Op op, const OpParams& params, const Geometry& in, int ranks) {
+  if (const auto single = cpu_op(op).single_pass) {
+    RowPass pass = single(params);
+    const int channels = op_info(op).traits.gray_result ? 1 : in.channels;
+    const RowHalo halo = pass.halo;
+    return {halo_plan(in, channels, halo, ranks), single_pass(std::move(pass))};
+  }
+  for (const OpPlanner& planner : kPlanners) {
+    if (planner.op == op) return planner.plan(op, params, in, ranks);
+  }
+  throw std::logic_error("MPI: no plan for " + std::string(op_name(op)) +
+                         " (mpi_ops.cpp's kPlanners)");
 }
 
 double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }

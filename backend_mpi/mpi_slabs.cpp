@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cpu_op.hpp"
 #include "filter_math.hpp"
 #include "mpi_ops.hpp"
 #include "op_kernels.hpp"

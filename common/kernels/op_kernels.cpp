@@ -164,35 +164,6 @@ RowPass adaptive_segment_pass(const OpParams& params, int global_threshold) {
           }};
 }
 
-RowHalo row_halo(Op op, const OpParams& params) {
-  if (op_info(op).traits.morphology != MorphologyOrder::none) {
-    const StructuringElement se = make_structuring_element(params.se);
-    const auto steps = static_cast<int>(morphology_steps(op, params.iterations).size());
-    return {steps * kernels::morphology_halo_above(se), steps * kernels::morphology_halo_below(se)};
-  }
-  switch (op) {
-    case Op::gray:
-      return gray_pass(params.variant).halo;
-    case Op::gaussian:
-      return gaussian_pass(params).halo;
-    case Op::sobel:
-      return sobel_pass(params).halo;
-    case Op::sharpen:
-      return sharpen_pass(params).halo;
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:  // above
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::segment:
-    case Op::pool:
-      break;
-  }
-  throw std::logic_error("row_halo: " + std::string(op_name(op)) + " has no halo of its own");
-}
-
 HistogramBins count_rows(RowScheduler& scheduler, RowRange rows, const HistogramCount& count) {
   std::vector<HistogramBins> block_hists(static_cast<std::size_t>(scheduler.max_blocks()));
   scheduler.for_each_block(rows.size(), [&](RowRange block, int index) {

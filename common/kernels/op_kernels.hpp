@@ -99,12 +99,6 @@ struct RowPass {
 /// threshold that flat windows use.
 [[nodiscard]] RowPass adaptive_segment_pass(const OpParams& params, int global_threshold);
 
-/// The rows above and below an output row that `op` reads, all its passes together (a
-/// morphology op: every erosion and dilation in turn), with `params` (its default variant's
-/// passes when params.variant is empty). std::logic_error for an op that reads the whole image
-/// (OpTraits::whole_image) or cuts its own rows (pool).
-[[nodiscard]] RowHalo row_halo(Op op, const OpParams& params);
-
 // Histograms -------------------------------------------------------------------------------
 /// Adds the counts of `rows` to `hist`.
 using HistogramCount = std::function<void(RowRange rows, HistogramBins& hist)>;
