@@ -4,32 +4,13 @@
 #include <string>
 #include <utility>
 
-#include "ops.hpp"
+#include "cl_op.hpp"
 
 namespace parfilter::opencl {
 namespace {
 
 DeviceResult run_step(Lane& lane, const OpStep& step, const DeviceImage& input) {
-  const std::string& variant = step.params.variant;
-  switch (step.op) {
-    case Op::gray:
-    case Op::gaussian:
-    case Op::sobel:
-    case Op::sharpen:
-    case Op::pool:
-      return run_filter_op(lane, step.op, input, step.params, variant);
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::segment:
-      return run_histogram_op(lane, step.op, input, step.params, variant);
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-      return run_morphology_op(lane, step.op, input, step.params, variant);
-  }
-  throw std::logic_error("opencl backend: unknown op");
+  return cl_op(step.op).run(lane, input, step.params, step.params.variant);
 }
 
 /// Enqueues the copy of `input` into a device buffer, rows packed, without waiting: the host

@@ -12,7 +12,7 @@
 #include "cl_chain.hpp"
 #include "cl_device.hpp"
 #include "cl_lane.hpp"
-#include "ops.hpp"
+#include "cl_op.hpp"
 #include "parfilter/backends/opencl.hpp"
 #include "parfilter/error.hpp"
 
@@ -87,7 +87,7 @@ class OpenClBackend final : public Backend {
   [[nodiscard]] std::vector<std::string> variants(Op op) const override {
     const bool cpu =
         choice_.device && (devices_.devices[*choice_.device].type & CL_DEVICE_TYPE_CPU) != 0;
-    return opencl::opencl_variants(op, cpu);
+    return opencl::cl_op(op).variants(cpu);
   }
   [[nodiscard]] Availability availability() const override {
     return {choice_.device.has_value(), choice_.reason};

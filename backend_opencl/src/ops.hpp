@@ -16,7 +16,7 @@
 
 namespace parfilter::opencl {
 
-// Variant names, the default of each op first in opencl_variants().
+// Variant names; each op's list, its default first, is in its file (ops/<op>.cpp).
 inline constexpr std::string_view kDefaultVariant = "default";
 inline constexpr std::string_view kGaussianDirect = "direct";
 inline constexpr std::string_view kGaussianLut = "lut";
@@ -40,8 +40,8 @@ inline constexpr std::string_view kMorphImage2d = "image2d";
 inline constexpr std::string_view kMorphColumns = "columns";
 inline constexpr std::string_view kMorphVhgw = "vhgw";
 
-/// The variants of `op`; a CPU device (PoCL) lists first the schedules that suit it.
-[[nodiscard]] std::vector<std::string> opencl_variants(Op op, bool cpu_device);
+/// The morphology ops' variants (erode, dilate, open, close).
+[[nodiscard]] std::vector<std::string> morphology_variants();
 
 /// The work-group shape of the 2-D kernels, and of the tiled ones (TILE_W x TILE_H).
 inline constexpr Range kTile{16, 16};
@@ -95,13 +95,27 @@ struct DeviceResult {
 [[nodiscard]] HistogramBins device_histogram(Lane& rt, const Buffer& buffer, std::uint64_t count,
                                              int stride, int offset, std::string_view method);
 
-/// `op` (params.variant resolved to `variant`) on `input`, enqueued on `rt`'s queue. Ops with
-/// a host step (histogram, equalize, otsu, segment) wait for the queue there.
-DeviceResult run_filter_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
-                           std::string_view variant);
-DeviceResult run_histogram_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
-                              std::string_view variant);
-DeviceResult run_morphology_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
-                               std::string_view variant);
+// The ops' host steps, each enqueued on `rt`'s queue; a host step between kernels (the
+// histogram ops' counts) waits for the queue there. `variant` is params.variant resolved.
+// ops_filters.cpp
+[[nodiscard]] DeviceImage run_gray(Lane& rt, const DeviceImage& in);
+[[nodiscard]] DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params,
+                                       std::string_view variant);
+[[nodiscard]] DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
+                                    std::string_view variant);
+[[nodiscard]] DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
+                                      std::string_view variant);
+[[nodiscard]] DeviceImage run_pool(Lane& rt, const DeviceImage& in);
+// ops_histogram.cpp
+[[nodiscard]] std::vector<HistogramBins> run_histogram(Lane& rt, const DeviceImage& input,
+                                                       const OpParams& params,
+                                                       std::string_view variant);
+[[nodiscard]] DeviceImage run_equalize(Lane& rt, const DeviceImage& input);
+/// otsu and segment.
+[[nodiscard]] DeviceResult run_thresholding(Lane& rt, Op op, const DeviceImage& input,
+                                            const OpParams& params, std::string_view variant);
+// ops_morphology.cpp: erode, dilate, open and close.
+[[nodiscard]] DeviceResult run_morphology_op(Lane& rt, Op op, const DeviceImage& input,
+                                             const OpParams& params, std::string_view variant);
 
 }  // namespace parfilter::opencl

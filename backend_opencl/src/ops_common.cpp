@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <stdexcept>
 
+#include "cl_op.hpp"
 #include "ops.hpp"
 
 namespace parfilter::opencl {
@@ -59,40 +59,13 @@ void add_chunk_histogram(Lane& rt, const Buffer& buffer, cl_uint count, cl_int s
 
 }  // namespace
 
-std::vector<std::string> opencl_variants(Op op, bool cpu_device) {
-  const auto names = [](std::initializer_list<std::string_view> list) {
-    return std::vector<std::string>(list.begin(), list.end());
-  };
-  switch (op) {
-    case Op::gaussian:  // 16-lane rows suit a CPU's vector unit; on an H200 the strip kernel
-                        // measured 0.30 ms against 0.53 for the local-memory tile (7680x4320 RGBA)
-      return cpu_device ? names({kGaussianVector, kGaussianSeparable, kGaussianStrip,
-                                 kGaussianDirect, kGaussianLut})
-                        : names({kGaussianStrip, kGaussianSeparable, kGaussianVector,
-                                 kGaussianDirect, kGaussianLut});
-    case Op::sobel:
-      return names({kSobelVload16, kSobelScalar});
-    case Op::sharpen:
-      return names({kSharpenVector, kSharpenNaive, kSharpenLocal});
-    case Op::histogram:  // atomics are cheap in GPU local memory, a locked bus cycle on CPUs
-      return cpu_device ? names({kHistogramTwoKernel, kHistogramLocalAtomics})
-                        : names({kHistogramLocalAtomics, kHistogramTwoKernel});
-    case Op::segment:  // --adaptive's schedule: barriers are cheap on GPUs, costly on CPUs
-      return cpu_device ? names({kSegmentPrivate, kSegmentWorkgroup})
-                        : names({kSegmentWorkgroup, kSegmentPrivate});
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-      return names(
-          {kMorphDefault, kMorphColumns, kMorphVector, kMorphNaive, kMorphImage2d, kMorphVhgw});
-    case Op::gray:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::pool:
-      return names({kDefaultVariant});
-  }
-  throw std::logic_error("opencl_variants: unknown op");
+std::vector<std::string> variant_list(std::initializer_list<std::string_view> names) {
+  return {names.begin(), names.end()};
+}
+
+std::vector<std::string> morphology_variants() {
+  return variant_list(
+      {kMorphDefault, kMorphColumns, kMorphVector, kMorphNaive, kMorphImage2d, kMorphVhgw});
 }
 
 std::size_t image_bytes(int width, int height, int channels) {

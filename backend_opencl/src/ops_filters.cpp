@@ -18,6 +18,8 @@ constexpr int kPoolStride = 2;
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
+}  // namespace
+
 DeviceImage run_gray(Lane& rt, const DeviceImage& in) {
   return {gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels()), in.width(),
           in.height(), 1};
@@ -101,40 +103,6 @@ DeviceImage run_pool(Lane& rt, const DeviceImage& in) {
          {static_cast<std::size_t>(out_width), static_cast<std::size_t>(out_height)}, kTile,
          in.buffer(), out, in.width(), in.height());
   return {out, out_width, out_height, in.channels()};
-}
-
-}  // namespace
-
-DeviceResult run_filter_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
-                           std::string_view variant) {
-  DeviceResult output;
-  switch (op) {
-    case Op::gray:
-      output.image = run_gray(rt, input);
-      break;
-    case Op::gaussian:
-      output.image = run_gaussian(rt, input, params, variant);
-      break;
-    case Op::sobel:
-      output.image = run_sobel(rt, input, params, variant);
-      break;
-    case Op::sharpen:
-      output.image = run_sharpen(rt, input, params, variant);
-      break;
-    case Op::pool:
-      output.image = run_pool(rt, input);
-      break;
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::segment:
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-      throw std::logic_error("run_filter_op: not a filter op");
-  }
-  return output;
 }
 
 }  // namespace parfilter::opencl

@@ -39,6 +39,8 @@ Shape shape_of(const DeviceImage& input) {
   return {input.width(), input.height(), input.channels()};
 }
 
+}  // namespace
+
 std::vector<HistogramBins> run_histogram(Lane& rt, const DeviceImage& input, const OpParams& params,
                                          std::string_view variant) {
   const Shape s = shape_of(input);
@@ -107,36 +109,6 @@ DeviceResult run_thresholding(Lane& rt, Op op, const DeviceImage& input, const O
   DeviceResult output;
   output.threshold = threshold;
   output.image = {out, s.width, s.height, 1};
-  return output;
-}
-
-}  // namespace
-
-DeviceResult run_histogram_op(Lane& rt, Op op, const DeviceImage& input, const OpParams& params,
-                              std::string_view variant) {
-  DeviceResult output;
-  switch (op) {
-    case Op::histogram:
-      output.histogram = run_histogram(rt, input, params, variant);
-      break;
-    case Op::equalize:
-      output.image = run_equalize(rt, input);
-      break;
-    case Op::otsu:
-    case Op::segment:
-      output = run_thresholding(rt, op, input, params, variant);
-      break;
-    case Op::gray:
-    case Op::gaussian:
-    case Op::sobel:
-    case Op::sharpen:
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-    case Op::pool:
-      throw std::logic_error("run_histogram_op: not a histogram op");
-  }
   return output;
 }
 

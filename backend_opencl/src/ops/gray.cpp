@@ -1,0 +1,20 @@
+// gray: the luma of every pixel, one work item per pixel (kernels/point.cl).
+#include "cl_op.hpp"
+
+namespace parfilter::opencl::ops {
+namespace {
+
+std::vector<std::string> variants(bool /*cpu_device*/) { return variant_list({kDefaultVariant}); }
+
+DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& /*params*/,
+                 std::string_view /*variant*/) {
+  DeviceResult result;
+  result.image = run_gray(lane, input);
+  return result;
+}
+
+}  // namespace
+
+extern const ClOp gray_op{"gray", variants, run};
+
+}  // namespace parfilter::opencl::ops

@@ -1,0 +1,20 @@
+// pool: 2x2 max pooling (kernels/point.cl).
+#include "cl_op.hpp"
+
+namespace parfilter::opencl::ops {
+namespace {
+
+std::vector<std::string> variants(bool /*cpu_device*/) { return variant_list({kDefaultVariant}); }
+
+DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& /*params*/,
+                 std::string_view /*variant*/) {
+  DeviceResult result;
+  result.image = run_pool(lane, input);
+  return result;
+}
+
+}  // namespace
+
+extern const ClOp pool_op{"pool", variants, run};
+
+}  // namespace parfilter::opencl::ops

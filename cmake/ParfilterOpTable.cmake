@@ -1,0 +1,20 @@
+# parfilter_op_table(<sources-var> FOLDER <dir> TYPE <C++ type> TEMPLATE <file.in> OUTPUT <file>)
+#
+# A backend's ops defined one file per op, <dir>/<op>.cpp, each defining `const <type> <op>_op`
+# (ArrayFire's same stem per op). Sets <sources-var> to those files plus OUTPUT, generated from
+# TEMPLATE with @PARFILTER_OP_DECLARATIONS@ (an extern declaration per file) and
+# @PARFILTER_OP_ENTRIES@ (their addresses, for index_by_op in common/spec/per_op_table.hpp).
+# A new op's file is found at the next configure (CONFIGURE_DEPENDS): no list to edit.
+function(parfilter_op_table sources_var)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "FOLDER;TYPE;TEMPLATE;OUTPUT" "")
+  file(GLOB _files CONFIGURE_DEPENDS ${arg_FOLDER}/*.cpp)
+  set(PARFILTER_OP_DECLARATIONS "")
+  set(PARFILTER_OP_ENTRIES "")
+  foreach(_file IN LISTS _files)
+    get_filename_component(_stem ${_file} NAME_WE)
+    string(APPEND PARFILTER_OP_DECLARATIONS "extern const ${arg_TYPE} ${_stem}_op;\n")
+    string(APPEND PARFILTER_OP_ENTRIES "&${_stem}_op, ")
+  endforeach()
+  configure_file(${arg_TEMPLATE} ${arg_OUTPUT} @ONLY)
+  set(${sources_var} ${_files} ${arg_OUTPUT} PARENT_SCOPE)
+endfunction()
