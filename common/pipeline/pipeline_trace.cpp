@@ -27,6 +27,12 @@ double ms_between(Trace::Clock::time_point from, Trace::Clock::time_point to) {
 std::unique_ptr<Trace> Trace::from_environment() {
   const char* path = std::getenv(kTraceEnvironment);
   if (path == nullptr || *path == '\0') return nullptr;
+  // Each MPI rank runs its own pipeline: FILE.<rank>, so that they do not write over each other.
+  for (const char* rank_variable : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
+    const char* rank = std::getenv(rank_variable);
+    if (rank != nullptr && *rank != '\0')
+      return std::make_unique<Trace>(std::string(path) + "." + rank);
+  }
   return std::make_unique<Trace>(path);
 }
 

@@ -2,12 +2,19 @@
 // the order it was started; a failure in any stage is that job's outcome and the batch goes
 // on; at most images_in_flight(threads) images are held at once, whatever the batch's length;
 // while a host backend computes, no worker gets past a checkpoint; a backend that overlaps
-// several inputs (as the GPU backends do) is fed the same way.
+// several inputs (as the GPU backends do) is fed the same way; PARFILTER_TRACE records every
+// stage of every job.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -255,6 +262,38 @@ TEST(Pipeline, ASourceFailureEndsTheBatchAfterTheStartedJobs) {
   FailingSource jobs;
   EXPECT_THROW(run_batch_pipeline(*backend, kGaussian, jobs, {2, true}), std::runtime_error);
   EXPECT_EQ(jobs.order_, iota(4));
+}
+
+TEST(Pipeline, PARFILTER_TRACERecordsEveryStageOfEveryJob) {
+  const std::filesystem::path trace =
+      std::filesystem::temp_directory_path() / ("parfilter-trace-" + std::to_string(::getpid()));
+  ::setenv("PARFILTER_TRACE", trace.c_str(), 1);
+  {
+    const auto backend = make_serial_backend({});
+    RecordingJobs jobs(5);
+    run_batch_pipeline(*backend, kGaussian, jobs, {2, true});
+  }
+  ::unsetenv("PARFILTER_TRACE");
+  std::ifstream file(trace);
+  std::string line;
+  ASSERT_TRUE(std::getline(file, line));
+  EXPECT_EQ(line, "job,stage,thread,start_ms,end_ms");
+  std::map<std::string, int> per_stage;
+  while (std::getline(file, line)) {
+    std::istringstream fields(line);
+    std::string job, stage, thread, start, end;
+    std::getline(fields, job, ',');
+    std::getline(fields, stage, ',');
+    std::getline(fields, thread, ',');
+    std::getline(fields, start, ',');
+    std::getline(fields, end, ',');
+    EXPECT_LE(std::stod(start), std::stod(end)) << line;
+    ++per_stage[stage];
+  }
+  const std::map<std::string, int> expected{
+      {"compute", 5}, {"decode", 5}, {"encode", 5}, {"wait", 5}};
+  EXPECT_EQ(per_stage, expected);
+  std::filesystem::remove(trace);
 }
 
 }  // namespace
