@@ -241,9 +241,9 @@ constexpr OpPlanner kPlanners[] = {
 PlanAndCompute plan_op(Op op, const OpParams& params, const Geometry& in, int ranks) {
   if (const auto single = cpu_op(op).single_pass) {
     RowPass pass = single(params);
-    const int channels = op_info(op).traits.gray_result ? 1 : in.channels;
     const RowHalo halo = pass.halo;
-    return {halo_plan(in, channels, halo, ranks), single_pass(std::move(pass))};
+    return {halo_plan(in, single_pass_channels(op, in.channels), halo, ranks),
+            single_pass(std::move(pass))};
   }
   for (const OpPlanner& planner : kPlanners) {
     if (planner.op == op) return planner.plan(op, params, in, ranks);

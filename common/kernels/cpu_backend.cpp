@@ -13,7 +13,7 @@
 
 #include "buffer_pool.hpp"
 #include "cpu_batch.hpp"
-#include "cpu_op.hpp"
+#include "cpu_op_steps.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter {
@@ -126,7 +126,9 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
       defined.variants.end()) {
     throw UsageError("unknown variant '" + resolved.variant + "' for " + std::string(op_name(op)));
   }
-  return defined.run({scheduler, outputs}, input, resolved);
+  const CpuOpContext context{scheduler, outputs};
+  return defined.single_pass != nullptr ? run_single_pass(context, op, input, resolved)
+                                        : defined.run(context, input, resolved);
 }
 
 std::unique_ptr<Backend> make_cpu_backend(std::string name, std::unique_ptr<RowScheduler> scheduler,

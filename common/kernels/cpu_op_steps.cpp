@@ -14,8 +14,6 @@ namespace {
 
 using kernels::MorphOp;
 
-RowRange all_rows(const ConstImageView& input) { return {0, input.height()}; }
-
 /// Op outputs from this size on are written with streaming stores (Writes::streamed): well
 /// past a core's L2, and shared L3 holds little of an image when every core writes its block;
 /// a streaming store skips reading each output line first (erode 3x3 of 64 MiB on the 2-vCPU
@@ -65,6 +63,8 @@ Image run_fused_steps(const CpuOpContext& context, const ConstImageView& input,
 }
 
 }  // namespace
+
+RowRange all_rows(const ConstImageView& input) { return {0, input.height()}; }
 
 Writes output_writes(const Image& out) {
   return out.size_bytes() >= stream_min_bytes() ? Writes::streamed : Writes::cached;
@@ -151,10 +151,21 @@ Image run_morphology(const CpuOpContext& context, Op op, const ConstImageView& i
 
 RowHalo row_halo(Op op, const OpParams& params) {
   const CpuOp& defined = cpu_op(op);
+  if (defined.single_pass != nullptr) return defined.single_pass(params).halo;
   if (defined.halo == nullptr) {
     throw std::logic_error("row_halo: " + std::string(op_name(op)) + " has no halo of its own");
   }
   return defined.halo(params);
+}
+
+int single_pass_channels(Op op, int input_channels) {
+  return op_info(op).traits.gray_result ? 1 : input_channels;
+}
+
+OpOutput run_single_pass(const CpuOpContext& context, Op op, const ConstImageView& input,
+                         const OpParams& params) {
+  return image_output(run_pass(context, cpu_op(op).single_pass(params), input,
+                               single_pass_channels(op, input.channels())));
 }
 
 RowHalo morphology_halo(Op op, const OpParams& params) {

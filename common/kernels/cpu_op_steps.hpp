@@ -18,6 +18,9 @@ namespace parfilter {
   return output;
 }
 
+/// Every row of `input`.
+[[nodiscard]] RowRange all_rows(const ConstImageView& input);
+
 /// How a pass writes `out`, an op's output (not an intermediate read back): streamed from
 /// kStreamMinBytes (or PARFILTER_STREAM_MIN_BYTES) on.
 [[nodiscard]] Writes output_writes(const Image& out);
@@ -36,6 +39,10 @@ struct GrayPlane {
 };
 [[nodiscard]] GrayPlane gray_plane(const CpuOpContext& context, const ConstImageView& input,
                                    std::string_view variant, HistogramBins* hist = nullptr);
+
+/// A single-pass op (CpuOp::single_pass) over the whole image.
+[[nodiscard]] OpOutput run_single_pass(const CpuOpContext& context, Op op,
+                                       const ConstImageView& input, const OpParams& params);
 
 /// otsu and segment: gray and its histogram, a global threshold, then global or adaptive.
 [[nodiscard]] OpOutput run_thresholding(const CpuOpContext& context, Op op,

@@ -15,7 +15,8 @@ TEST(CpuOps, EveryOpHasItsFileAndItsVariants) {
   for (const Op op : kAllOps) {
     const CpuOp& defined = cpu_op(op);
     EXPECT_EQ(defined.name, op_name(op));
-    EXPECT_NE(defined.run, nullptr) << op_name(op);
+    // A single-pass op is its pass; any other defines how it runs, never both.
+    EXPECT_NE(defined.run == nullptr, defined.single_pass == nullptr) << op_name(op);
     ASSERT_FALSE(defined.variants.empty()) << op_name(op);
     const std::set<std::string_view> unique(defined.variants.begin(), defined.variants.end());
     EXPECT_EQ(unique.size(), defined.variants.size()) << op_name(op) << ": a variant twice";
@@ -27,7 +28,9 @@ TEST(CpuOps, AHaloExactlyWhereTheOpReadsRowsAroundItsOwn) {
   for (const Op op : kAllOps) {
     const OpTraits& traits = op_info(op).traits;
     const bool own_rows = !traits.whole_image && !traits.halves_size;
-    EXPECT_EQ(cpu_op(op).halo != nullptr, own_rows) << op_name(op);
+    const CpuOp& defined = cpu_op(op);
+    EXPECT_EQ(defined.halo != nullptr || defined.single_pass != nullptr, own_rows) << op_name(op);
+    EXPECT_FALSE(defined.halo != nullptr && defined.single_pass != nullptr) << op_name(op);
     if (own_rows) {
       EXPECT_NO_THROW((void)row_halo(op, OpParams{})) << op_name(op);
     } else {

@@ -12,6 +12,7 @@ RowHalo halo(const OpParams& params) { return morphology_halo(Op::close, params)
 
 }  // namespace
 
-extern const CpuOp close_op{"close", kMorphologyVariants, run, halo, nullptr};
+extern const CpuOp close_op{
+    .name = "close", .variants = kMorphologyVariants, .run = run, .halo = halo};
 
 }  // namespace parfilter::cpu_ops

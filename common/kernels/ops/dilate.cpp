@@ -12,6 +12,7 @@ RowHalo halo(const OpParams& params) { return morphology_halo(Op::dilate, params
 
 }  // namespace
 
-extern const CpuOp dilate_op{"dilate", kMorphologyVariants, run, halo, nullptr};
+extern const CpuOp dilate_op{
+    .name = "dilate", .variants = kMorphologyVariants, .run = run, .halo = halo};
 
 }  // namespace parfilter::cpu_ops

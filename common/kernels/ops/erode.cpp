@@ -12,6 +12,7 @@ RowHalo halo(const OpParams& params) { return morphology_halo(Op::erode, params)
 
 }  // namespace
 
-extern const CpuOp erode_op{"erode", kMorphologyVariants, run, halo, nullptr};
+extern const CpuOp erode_op{
+    .name = "erode", .variants = kMorphologyVariants, .run = run, .halo = halo};
 
 }  // namespace parfilter::cpu_ops

@@ -6,16 +6,9 @@ namespace {
 
 constexpr std::array kVariants{kGaussianSeparable, kScalarVariant, kGaussianDirect, kGaussianLut};
 
-RowPass pass(const OpParams& params) { return gaussian_pass(params); }
-
-OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpParams& params) {
-  return image_output(run_pass(context, pass(params), input, input.channels()));
-}
-
-RowHalo halo(const OpParams& params) { return pass(params).halo; }
-
 }  // namespace
 
-extern const CpuOp gaussian_op{"gaussian", kVariants, run, halo, pass};
+extern const CpuOp gaussian_op{
+    .name = "gaussian", .variants = kVariants, .single_pass = gaussian_pass};
 
 }  // namespace parfilter::cpu_ops

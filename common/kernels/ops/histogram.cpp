@@ -4,8 +4,6 @@
 namespace parfilter::cpu_ops {
 namespace {
 
-RowRange all_rows(const ConstImageView& input) { return {0, input.height()}; }
-
 OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpParams& params) {
   OpOutput output;
   if (!params.per_channel || input.channels() == 1) {
@@ -28,6 +26,6 @@ OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpP
 
 }  // namespace
 
-extern const CpuOp histogram_op{"histogram", kDefaultAndScalar, run, nullptr, nullptr};
+extern const CpuOp histogram_op{.name = "histogram", .variants = kDefaultAndScalar, .run = run};
 
 }  // namespace parfilter::cpu_ops

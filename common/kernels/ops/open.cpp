@@ -12,6 +12,7 @@ RowHalo halo(const OpParams& params) { return morphology_halo(Op::open, params);
 
 }  // namespace
 
-extern const CpuOp open_op{"open", kMorphologyVariants, run, halo, nullptr};
+extern const CpuOp open_op{
+    .name = "open", .variants = kMorphologyVariants, .run = run, .halo = halo};
 
 }  // namespace parfilter::cpu_ops

@@ -10,6 +10,6 @@ OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpP
 
 }  // namespace
 
-extern const CpuOp otsu_op{"otsu", kDefaultAndScalar, run, nullptr, nullptr};
+extern const CpuOp otsu_op{.name = "otsu", .variants = kDefaultAndScalar, .run = run};
 
 }  // namespace parfilter::cpu_ops

@@ -18,6 +18,6 @@ OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpP
 
 }  // namespace
 
-extern const CpuOp pool_op{"pool", kDefaultAndScalar, run, nullptr, nullptr};
+extern const CpuOp pool_op{.name = "pool", .variants = kDefaultAndScalar, .run = run};
 
 }  // namespace parfilter::cpu_ops

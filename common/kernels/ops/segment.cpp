@@ -10,6 +10,6 @@ OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpP
 
 }  // namespace
 
-extern const CpuOp segment_op{"segment", kDefaultAndScalar, run, nullptr, nullptr};
+extern const CpuOp segment_op{.name = "segment", .variants = kDefaultAndScalar, .run = run};
 
 }  // namespace parfilter::cpu_ops

@@ -13,6 +13,6 @@ RowHalo halo(const OpParams& params) { return sobel_pass(params).halo; }
 
 }  // namespace
 
-extern const CpuOp sobel_op{"sobel", kFilterVariants, run, halo, nullptr};
+extern const CpuOp sobel_op{.name = "sobel", .variants = kFilterVariants, .run = run, .halo = halo};
 
 }  // namespace parfilter::cpu_ops
