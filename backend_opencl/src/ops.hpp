@@ -40,8 +40,10 @@ inline constexpr std::string_view kMorphImage2d = "image2d";
 inline constexpr std::string_view kMorphColumns = "columns";
 inline constexpr std::string_view kMorphVhgw = "vhgw";
 
-/// The morphology ops' variants (erode, dilate, open, close).
-[[nodiscard]] std::vector<std::string> morphology_variants();
+/// The variants of an op with one kernel schedule, on any device.
+[[nodiscard]] std::vector<std::string> default_variant_only(bool cpu_device);
+/// The morphology ops' variants (erode, dilate, open, close), on any device.
+[[nodiscard]] std::vector<std::string> morphology_variants(bool cpu_device);
 
 /// The work-group shape of the 2-D kernels, and of the tiled ones (TILE_W x TILE_H).
 inline constexpr Range kTile{16, 16};

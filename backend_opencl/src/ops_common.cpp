@@ -63,7 +63,11 @@ std::vector<std::string> variant_list(std::initializer_list<std::string_view> na
   return {names.begin(), names.end()};
 }
 
-std::vector<std::string> morphology_variants() {
+std::vector<std::string> default_variant_only(bool /*cpu_device*/) {
+  return variant_list({kDefaultVariant});
+}
+
+std::vector<std::string> morphology_variants(bool /*cpu_device*/) {
   return variant_list(
       {kMorphDefault, kMorphColumns, kMorphVector, kMorphNaive, kMorphImage2d, kMorphVhgw});
 }

@@ -5,8 +5,6 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants(bool /*cpu_device*/) { return morphology_variants(); }
-
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
   return run_morphology_op(lane, Op::close, input, params, variant);
@@ -14,6 +12,6 @@ DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
 
 }  // namespace
 
-extern const ClOp close_op{"close", variants, run};
+extern const ClOp close_op{"close", morphology_variants, run};
 
 }  // namespace parfilter::opencl::ops

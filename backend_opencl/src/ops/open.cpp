@@ -4,8 +4,6 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants(bool /*cpu_device*/) { return morphology_variants(); }
-
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
   return run_morphology_op(lane, Op::open, input, params, variant);
@@ -13,6 +11,6 @@ DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
 
 }  // namespace
 
-extern const ClOp open_op{"open", variants, run};
+extern const ClOp open_op{"open", morphology_variants, run};
 
 }  // namespace parfilter::opencl::ops

@@ -4,8 +4,6 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants(bool /*cpu_device*/) { return variant_list({kDefaultVariant}); }
-
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
   return run_thresholding(lane, Op::otsu, input, params, variant);
@@ -13,6 +11,6 @@ DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
 
 }  // namespace
 
-extern const ClOp otsu_op{"otsu", variants, run};
+extern const ClOp otsu_op{"otsu", default_variant_only, run};
 
 }  // namespace parfilter::opencl::ops

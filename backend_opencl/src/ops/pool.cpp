@@ -4,8 +4,6 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants(bool /*cpu_device*/) { return variant_list({kDefaultVariant}); }
-
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& /*params*/,
                  std::string_view /*variant*/) {
   DeviceResult result;
@@ -15,6 +13,6 @@ DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& /*params*
 
 }  // namespace
 
-extern const ClOp pool_op{"pool", variants, run};
+extern const ClOp pool_op{"pool", default_variant_only, run};
 
 }  // namespace parfilter::opencl::ops
