@@ -29,6 +29,7 @@
 #include "mpi_driver.hpp"
 #include "mpi_messages.hpp"
 #include "mpi_rank.hpp"
+#include "parfilter/backend.hpp"
 
 namespace parfilter::mpi_detail {
 namespace {
@@ -39,10 +40,6 @@ using Clock = std::chrono::steady_clock;
 /// enough that the polling thread costs its core nothing.
 constexpr auto kPollInterval = std::chrono::microseconds(500);
 constexpr int kAbortCode = 1;
-
-double elapsed_ms(Clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-}
 
 // ---- the root's side ------------------------------------------------------------------------
 /// The jobs in the order they are handed out: largest input first (a big image started last

@@ -10,16 +10,13 @@
 #include <string>
 #include <utility>
 
+#include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter::mpi_detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double elapsed_ms(Clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
-}
 
 /// The message of a failure, printed by the root.
 std::string message_of(const std::exception_ptr& failure) {

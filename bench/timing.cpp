@@ -1,4 +1,5 @@
 #include "timing.hpp"
+#include "parfilter/backend.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -68,7 +69,7 @@ std::vector<TimingStats> time_contenders(const std::vector<std::function<void()>
     const auto start = std::chrono::steady_clock::now();
     work();
     const auto stop = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::milli>(stop - start).count();
+    return elapsed_ms(start, stop);
   };
   std::vector<TimingStats> stats;
   stats.reserve(contenders.size());

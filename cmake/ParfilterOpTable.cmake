@@ -1,13 +1,22 @@
-# parfilter_op_table(<sources-var> FOLDER <dir> TYPE <C++ type> TEMPLATE <file.in> OUTPUT <file>)
+# parfilter_op_table(<sources-var> FOLDER <dir> TYPE <C++ type> TEMPLATE <file.in> OUTPUT <file>
+#                    [EXTENSIONS <ext>...])
 #
-# A backend's ops defined one file per op, <dir>/<op>.cpp, each defining `const <type> <op>_op`
+# A backend's ops defined one file per op, <dir>/<op>.<ext> (EXTENSIONS, default cpp; CUDA adds
+# cu for an op whose kernels live in its file), each defining `const <type> <op>_op`
 # (ArrayFire's same stem per op). Sets <sources-var> to those files plus OUTPUT, generated from
 # TEMPLATE with @PARFILTER_OP_DECLARATIONS@ (an extern declaration per file) and
 # @PARFILTER_OP_ENTRIES@ (their addresses, for index_by_op in common/spec/per_op_table.hpp).
 # A new op's file is found at the next configure (CONFIGURE_DEPENDS): no list to edit.
 function(parfilter_op_table sources_var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "FOLDER;TYPE;TEMPLATE;OUTPUT" "")
-  file(GLOB _files CONFIGURE_DEPENDS ${arg_FOLDER}/*.cpp)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "FOLDER;TYPE;TEMPLATE;OUTPUT" "EXTENSIONS")
+  if(NOT arg_EXTENSIONS)
+    set(arg_EXTENSIONS cpp)
+  endif()
+  set(_globs "")
+  foreach(_ext IN LISTS arg_EXTENSIONS)
+    list(APPEND _globs ${arg_FOLDER}/*.${_ext})
+  endforeach()
+  file(GLOB _files CONFIGURE_DEPENDS ${_globs})
   set(PARFILTER_OP_DECLARATIONS "")
   set(PARFILTER_OP_ENTRIES "")
   foreach(_file IN LISTS _files)

@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "cuda_ops.hpp"
+#include "cuda_op.hpp"
 #include "cuda_util.hpp"
+#include "parfilter/backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
 #include "pinned_pool.hpp"
@@ -33,10 +34,6 @@ constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 /// Freed pinned image buffers kept for reuse: a batch's window of images, with room to spare.
 constexpr std::size_t kCachedPinnedBytes = std::size_t{2} << 30;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -119,7 +116,7 @@ class CudaBackend final : public Backend {
 
   [[nodiscard]] std::string_view name() const override { return "cuda"; }
   [[nodiscard]] std::vector<std::string> variants(Op op) const override {
-    return cuda::cuda_variants(op);
+    return cuda::cuda_op(op).variants();
   }
 
   [[nodiscard]] Availability availability() const override {
@@ -318,7 +315,7 @@ class CudaBackend final : public Backend {
       host = staged;
       host_pitch = row_bytes;
     }
-    pending.staging_ms = ms_since(staging);
+    pending.staging_ms = elapsed_ms(staging);
     const DeviceImage in =
         cuda::device_image(ws.input, input.width(), input.height(), input.channels());
     // The GPU starts on this image once all of it is queued (cuda::StreamGate), so the events
@@ -332,7 +329,7 @@ class CudaBackend final : public Backend {
     ws.kernel_start.record(stream);
     DeviceImage current = in;
     for (std::size_t i = 0; i < chain.size(); ++i) {
-      pending.result = cuda::enqueue_op(ws, chain[i].op, chain[i].params, current);
+      pending.result = cuda::cuda_op(chain[i].op).run(ws, chain[i].params, current);
       // The next step reads this one's image where every step reads its input: ws.input.
       if (i + 1 < chain.size()) current = cuda::adopt_as_input(ws, pending.result.image);
     }

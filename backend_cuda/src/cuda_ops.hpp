@@ -1,13 +1,19 @@
-// The ops of the CUDA backend composed from the kernel launchers, on one workspace: the device
-// and pinned buffers, the stream and the timing events of one image in flight.
+// What the CUDA backend's ops (one file each, ops/, cuda_op.hpp) work on and share: the
+// workspace of one image in flight (device and pinned buffers, the stream, the timing events),
+// what an op leaves, variant names, and the steps several ops run (histograms, thresholding,
+// morphology).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cuda_util.hpp"
 #include "launchers.hpp"
+#include "parfilter/error.hpp"
 #include "parfilter/image.hpp"
 #include "parfilter/op_set.hpp"
 
@@ -39,9 +45,6 @@ struct Workspace {
   [[nodiscard]] DeviceImage image(DeviceBuffer& buffer, int width, int height, int channels);
 };
 
-/// The variants the CUDA backend offers for `op`, the default first.
-[[nodiscard]] std::vector<std::string> cuda_variants(Op op);
-
 /// What an op leaves: an image on the device (download pending) or, for histogram, counts
 /// already on the host; otsu and segment also give their global threshold.
 struct DeviceResult {
@@ -53,10 +56,53 @@ struct DeviceResult {
 /// Describes `buffer` as a pitched image of the given size, growing it when needed.
 [[nodiscard]] DeviceImage device_image(DeviceBuffer& buffer, int width, int height, int channels);
 
-/// Enqueues `op` (params.variant resolved) on ws.stream over `in`, which lies in ws.input.
-/// Ops with a host step (histogram, equalize, otsu, segment) wait for the stream there.
-[[nodiscard]] DeviceResult enqueue_op(Workspace& ws, Op op, const OpParams& params,
-                                      const DeviceImage& in);
+/// A variant's name, as --variant takes it, and the launcher's value it selects.
+template <typename Enum>
+struct VariantName {
+  std::string_view name;
+  Enum value;
+};
+
+/// The names of `variants`, in order (the default first).
+template <typename Enum, std::size_t N>
+[[nodiscard]] std::vector<std::string> variant_names(
+    const std::array<VariantName<Enum>, N>& variants) {
+  std::vector<std::string> names;
+  for (const auto& variant : variants) names.emplace_back(variant.name);
+  return names;
+}
+
+/// The value `name` selects; UsageError if it names none of `variants`.
+template <typename Enum, std::size_t N>
+[[nodiscard]] Enum variant_value(const std::array<VariantName<Enum>, N>& variants,
+                                 std::string_view name) {
+  for (const auto& variant : variants) {
+    if (variant.name == name) return variant.value;
+  }
+  throw UsageError("unknown CUDA variant '" + std::string(name) + "'");
+}
+
+/// The variant list of an op with one technique: "default".
+[[nodiscard]] std::vector<std::string> default_variant_only();
+
+/// Runs the histogram kernels and brings the counts to the host (waits for the stream). With
+/// gray_out given, the gray plane comes out of the same pass.
+[[nodiscard]] std::vector<HistogramBins> histograms(Workspace& ws, HistogramVariant variant,
+                                                    HistogramSource source, const DeviceImage& in,
+                                                    const DeviceImage& gray_out = {});
+
+/// otsu and segment: the gray histogram, the host's global threshold, then the threshold (or
+/// adaptive segmentation) pass into a 1-channel output.
+[[nodiscard]] DeviceResult run_thresholding(Workspace& ws, Op op, const OpParams& params,
+                                            const DeviceImage& in);
+
+/// The morphology variants, the default first (erode, dilate, open, close).
+[[nodiscard]] std::vector<std::string> morphology_variants();
+
+/// `op`'s erosions and dilations (morphology_steps) with params.se, ping-ponging between two
+/// of the workspace's images.
+[[nodiscard]] DeviceResult run_morphology(Workspace& ws, Op op, const OpParams& params,
+                                          const DeviceImage& in);
 
 /// Makes `image` (a step's result in one of ws's buffers) the next step's input: its buffer
 /// and ws.input trade places, so it stays where it is and ws.input holds it.

@@ -1,7 +1,8 @@
-// The kernel launchers of the CUDA backend: one function per op family and variant, each
-// enqueueing its kernels on a stream. Implemented in backend_cuda/kernels/*.cu; plain C++
-// types only, so the host code (cuda_backend.cpp, cuda_ops.cpp) compiles with the C++
-// compiler. Every launcher checks its launches (RuntimeError on failure).
+// The kernel launchers of the CUDA backend that several ops or the kernel benchmark (bench/cuda)
+// call: one function per op family and variant, each enqueueing its kernels on a stream.
+// Implemented in backend_cuda/kernels/*.cu (sharpen's in src/ops/sharpen.cu); plain C++ types
+// only, so the host code (src/ops/*.cpp, cuda_ops.cpp) compiles with the C++ compiler. Every
+// launcher checks its launches (RuntimeError on failure).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -61,7 +62,7 @@ void launch_gaussian(GaussianVariant variant, const DeviceImage& in, const Devic
                      const std::array<int, 5>& q, const GaussianTables& tables, BorderMode border,
                      cudaStream_t stream);
 
-// ---- sharpen (kernels/sharpen.cu) -----------------------------------------------------------
+// ---- sharpen (src/ops/sharpen.cu) -----------------------------------------------------------
 enum class SharpenVariant : std::uint8_t { vector, tile, naive };
 void launch_sharpen(SharpenVariant variant, const DeviceImage& in, const DeviceImage& out,
                     BorderMode border, cudaStream_t stream);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cl_device.hpp"
+#include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter::opencl {
@@ -77,11 +78,6 @@ std::optional<std::string> read_file(const fs::path& path) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return std::nullopt;
   return bytes;
-}
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 std::string build_log(cl_program program, cl_device_id device) {
@@ -162,7 +158,7 @@ const Program& ProgramCache::get(std::string_view name, std::string_view source,
     ++stats_.compiled;
     if (path) store(*path, key, program);
   }
-  if (build_ms != nullptr) *build_ms += ms_since(start);
+  if (build_ms != nullptr) *build_ms += elapsed_ms(start);
   return programs_.emplace(key, std::move(program)).first->second;
 }
 

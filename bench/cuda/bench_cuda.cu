@@ -21,6 +21,7 @@
 #include "bench_timer.hpp"
 #include "cuda_ops.hpp"
 #include "filter_math.hpp"
+#include "parfilter/backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 
 namespace parfilter::cuda::bench {
@@ -36,11 +37,6 @@ constexpr int kTransferRuns = 5;
 /// 1 MB up to the whole 133 MB image, for the transfer table.
 constexpr std::array<std::pair<int, int>, 5> kTransferSizes{
     {{512, 512}, {1024, 1024}, {2048, 2048}, {3840, 2160}, {kWidth, kHeight}}};
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 /// A photograph-like test image: smooth gradients with noise, flat areas and hard edges (not
 /// zeros, which would flatter every kernel).
@@ -243,7 +239,7 @@ BusBandwidth pinned_bandwidth(std::size_t bytes) {
       } else {
         CUDA_CHECK(cudaMemcpy(host, device.get(), bytes, kind));
       }
-      if (i > 0) ms.push_back(ms_since(start));
+      if (i > 0) ms.push_back(elapsed_ms(start));
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
@@ -308,7 +304,7 @@ void end_to_end(const Image& img) {
     callbacks.failed = [](std::size_t, const std::exception_ptr& e) { std::rethrow_exception(e); };
     const auto start = std::chrono::steady_clock::now();
     backend->run_batch(OpChain{{Op::gaussian, {}}}, callbacks);
-    const double batched = ms_since(start);
+    const double batched = elapsed_ms(start);
     if (pass == 1) {
       const double bytes = static_cast<double>(img.size_bytes()) * kBatchImages;
       const double bus_ms = bytes / (bus.up_gbs * 1e6) + bytes / (bus.down_gbs * 1e6);

@@ -107,8 +107,7 @@ Measured measure(Backend& backend, const BenchCase& c, const std::string& varian
     StageTimes times;
     const auto start = std::chrono::steady_clock::now();
     (void)backend.run(c.op, image.view(), params, &times);
-    const double wall =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double wall = elapsed_ms(start);
     has_kernel = times.upload_ms.has_value();  // device backends time their kernels
     // Too slow to repeat (image2d on PoCL, say): the first run warms up, the second is timed.
     if (run == 0 && wall > max_ms) {

@@ -12,6 +12,7 @@
 
 #include "cl_device.hpp"
 #include "cl_runtime.hpp"
+#include "parfilter/backend.hpp"
 #include "parfilter/backends/opencl.hpp"
 #include "parfilter/error.hpp"
 #include "synthetic.hpp"
@@ -37,10 +38,6 @@ constexpr int kQuickBatch = 4;
 /// The op every transfer run computes: bench/cuda's, one kernel between the transfers.
 constexpr Op kOp = Op::gaussian;
 
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 double gb_per_s(double bytes, double ms) { return ms > 0.0 ? bytes / (ms * kBytesPerMB) : 0.0; }
 
 double median(std::vector<double> samples) { return summarize(std::move(samples)).median_ms; }
@@ -51,7 +48,7 @@ double median_ms(int runs, const std::function<void()>& work) {
   for (int i = 0; i <= runs; ++i) {
     const auto start = Clock::now();
     work();
-    if (i > 0) ms.push_back(ms_since(start));
+    if (i > 0) ms.push_back(elapsed_ms(start));
   }
   return median(ms);
 }
@@ -153,7 +150,7 @@ double batch_ms(Backend& backend, const Image& image, int count) {
     callbacks.failed = [](std::size_t, const std::exception_ptr& e) { std::rethrow_exception(e); };
     const auto start = Clock::now();
     backend.run_batch(OpChain{{kOp, {}}}, callbacks);
-    ms = ms_since(start);
+    ms = elapsed_ms(start);
   }
   return ms;
 }
@@ -164,7 +161,7 @@ double sequential_ms(Backend& backend, const Image& image, int count) {
   (void)backend.run_chain(OpChain{{kOp, {}}}, input.view());
   const auto start = Clock::now();
   for (int i = 0; i < count; ++i) (void)backend.run_chain(OpChain{{kOp, {}}}, input.view());
-  return ms_since(start);
+  return elapsed_ms(start);
 }
 
 }  // namespace

@@ -37,9 +37,7 @@ OpOutput Backend::run_chain(const OpChain& chain, const ConstImageView& input, S
     OpOutput next = run(chain[i].op, i == 0 ? input : ConstImageView(output.image.view()),
                         chain[i].params, &step_times);
     if (step_times.compute_ms <= 0.0) {  // a backend that does not time itself: the wall time
-      step_times.compute_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
+      step_times.compute_ms = elapsed_ms(start);
     }
     add_stage_times(total, step_times);
     output = std::move(next);

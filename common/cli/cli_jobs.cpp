@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli_internal.hpp"
+#include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/histogram_output.hpp"
 
@@ -73,10 +74,6 @@ auto naming_file(const fs::path& file, Stage&& stage) {
   } catch (const std::exception& e) {
     throw RuntimeError(with_name(e.what()));
   }
-}
-
-double elapsed_ms(Clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
 }
 
 double median(std::vector<double> values) {

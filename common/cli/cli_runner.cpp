@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli_internal.hpp"
+#include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter {
@@ -115,7 +116,7 @@ class SessionRunner final : public JobRunner {
     BatchOfJobs batch(*this, s_, jobs_);
     run_batch_pipeline(s_.backend, s_.chain, batch, pipeline_options());
     clear_progress();
-    info(batch_summary(jobs_.size(), batch.failures(), ms_since(start)));
+    info(batch_summary(jobs_.size(), batch.failures(), elapsed_ms(start)));
     return batch.exit_code();
   }
 
@@ -174,9 +175,6 @@ class SessionRunner final : public JobRunner {
   };
 
   using Clock = std::chrono::steady_clock;
-  static double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  }
 
   static std::string failure_message(const std::exception_ptr& failure) {
     try {

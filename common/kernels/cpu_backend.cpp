@@ -69,7 +69,7 @@ class CpuBackend final : public Backend {
     OpOutput output = run_cpu_op(scheduler, op, input, resolved, outputs_);
     const auto stop = std::chrono::steady_clock::now();
     if (times != nullptr) {
-      times->compute_ms = std::chrono::duration<double, std::milli>(stop - start).count();
+      times->compute_ms = elapsed_ms(start, stop);
     }
     return output;
   }

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "parfilter/backend.hpp"
 #include "parfilter/pipeline.hpp"
 #include "pipeline_trace.hpp"
 #include "worker_pool.hpp"
@@ -23,10 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kExtraImagesInFlight = 2;  // the one computing and the next one ready
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 enum class SlotState { loading, loaded, computing, saving, finished };
 
@@ -168,7 +165,7 @@ class Pipeline {
     {
       const std::scoped_lock lock(mutex_);
       Slot& slot = slot_of(job);
-      slot.outcome.load_ms = ms_since(start);
+      slot.outcome.load_ms = elapsed_ms(start);
       if (failure) {
         finish(slot, failure, JobStage::load);
       } else {
@@ -218,7 +215,7 @@ class Pipeline {
     {
       const std::scoped_lock lock(mutex_);
       Slot& slot = slot_of(job);
-      slot.outcome.save_ms = ms_since(start);
+      slot.outcome.save_ms = elapsed_ms(start);
       finish(slot, failure, JobStage::save);
       changed_.notify_all();
     }

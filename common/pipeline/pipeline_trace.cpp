@@ -1,4 +1,5 @@
 #include "pipeline_trace.hpp"
+#include "parfilter/backend.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -16,10 +17,6 @@ int thread_number() {
   static std::atomic<int> next{0};
   thread_local const int number = next++;
   return number;
-}
-
-double ms_between(Trace::Clock::time_point from, Trace::Clock::time_point to) {
-  return std::chrono::duration<double, std::milli>(to - from).count();
 }
 
 }  // namespace
@@ -53,8 +50,8 @@ Trace::~Trace() {
 
 void Trace::record(std::size_t job, const char* stage, Clock::time_point start,
                    Clock::time_point end) {
-  const Event event{job, stage, thread_number(), ms_between(origin_, start),
-                    ms_between(origin_, end)};
+  const Event event{job, stage, thread_number(), elapsed_ms(origin_, start),
+                    elapsed_ms(origin_, end)};
   const std::scoped_lock lock(mutex_);
   events_.push_back(event);
 }

@@ -21,7 +21,7 @@ template <class Definition>
   std::array<const Definition*, kAllOps.size()> by_op{};
   for (const Definition* definition : defined) {
     const auto op = parse_op(definition->name);
-    const std::string file = std::string(folder) + "/" + std::string(definition->name) + ".cpp";
+    const std::string file = std::string(folder) + "/" + std::string(definition->name) + ".*";
     if (!op) throw std::logic_error(file + ": no such op");
     const auto index = static_cast<std::size_t>(*op);
     if (by_op[index] != nullptr) throw std::logic_error(file + ": the op is defined twice");
@@ -29,7 +29,7 @@ template <class Definition>
   }
   for (const Op op : kAllOps) {
     if (by_op[static_cast<std::size_t>(op)] == nullptr) {
-      throw std::logic_error(std::string(folder) + " has no " + std::string(op_name(op)) + ".cpp");
+      throw std::logic_error(std::string(folder) + " has no " + std::string(op_name(op)) + ".*");
     }
   }
   return by_op;

@@ -1,6 +1,7 @@
 // The backend interface and the registry of built backends.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <functional>
@@ -32,6 +33,15 @@ struct StageTimes {
   /// run (0 when every program was already built in this process).
   std::optional<double> build_ms;
 };
+
+/// The clock stage times are read from.
+using StageClock = std::chrono::steady_clock;
+
+/// Milliseconds from `start` to `stop` (now, when left out), as StageTimes holds them.
+[[nodiscard]] inline double elapsed_ms(StageClock::time_point start,
+                                       StageClock::time_point stop = StageClock::now()) {
+  return std::chrono::duration<double, std::milli>(stop - start).count();
+}
 
 /// Adds `step`'s stage times to `total` (a chain's steps, a batch's images).
 void add_stage_times(StageTimes& total, const StageTimes& step);

@@ -1,10 +1,12 @@
-// sharpen = sat(5 c - up - down - left - right) per channel, alpha copied, in three variants:
+// sharpen = sat(5 c - up - down - left - right) per channel, alpha copied: the op whole, its
+// kernels (which no other op shares) beside its definition. Three variants:
 //   naive  - a thread per sample, five bordered reads;
 //   vector - a thread per quad (four pixels, one 16-byte load for RGBA) sliding down several
 //            rows (quad_stencil.cuh); the five neighbours are whole words and the arithmetic runs
 //            on two samples per register (16-bit lanes, offset by 1020 so no lane borrows), then
 //            saturates with the 16-bit min/max instructions and packs back to bytes;
 //   tile   - a shared-memory tile with a 1-pixel apron, a thread per pixel.
+#include "cuda_op.hpp"
 #include "quad_stencil.cuh"
 
 namespace parfilter::cuda {
@@ -171,3 +173,25 @@ void launch_sharpen(SharpenVariant variant, const DeviceImage& in, const DeviceI
 }
 
 }  // namespace parfilter::cuda
+
+namespace parfilter::cuda::ops {
+namespace {
+
+constexpr std::array<VariantName<SharpenVariant>, 3> kVariants = {
+    {{"vector", SharpenVariant::vector},
+     {"naive", SharpenVariant::naive},
+     {"tile", SharpenVariant::tile}}};
+
+std::vector<std::string> variants() { return variant_names(kVariants); }
+
+DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
+  const DeviceImage out = ws.image(ws.output, in.width, in.height, in.channels);
+  launch_sharpen(variant_value(kVariants, params.variant), in, out, params.border, ws.stream.get());
+  return DeviceResult{out, {}, {}};
+}
+
+}  // namespace
+
+extern const CudaOp sharpen_op{"sharpen", variants, run};
+
+}  // namespace parfilter::cuda::ops

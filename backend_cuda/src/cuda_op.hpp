@@ -1,0 +1,26 @@
+// One op on the CUDA backend, each defined in its own file, ops/<op>.cpp (host code calling the
+// launchers of kernels/) or ops/<op>.cu (an op whose kernels no other op shares: its kernels,
+// launch and definition in one file). CMake collects them into the table cuda_op() reads
+// (cuda_op_table.cpp.in); what several ops share is in cuda_ops.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cuda_ops.hpp"
+
+namespace parfilter::cuda {
+
+struct CudaOp {
+  std::string_view name;  ///< the op's name (op_set.hpp), and its file's stem
+  /// The variants, as --variant takes them: the default (the fastest) first.
+  std::vector<std::string> (*variants)() = nullptr;
+  /// The op (params.variant resolved) on ws.stream over `in`, which lies in ws.input. An op
+  /// with a host step (histogram, equalize, otsu, segment) waits for the stream there.
+  DeviceResult (*run)(Workspace& ws, const OpParams& params, const DeviceImage& in) = nullptr;
+};
+
+/// The CUDA definition of `op`; std::logic_error if ops/ has no file for it.
+[[nodiscard]] const CudaOp& cuda_op(Op op);
+
+}  // namespace parfilter::cuda

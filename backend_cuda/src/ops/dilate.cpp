@@ -1,0 +1,16 @@
+// dilate: its steps with --se (morphology_steps), through run_morphology in cuda_ops.cpp
+// (kernels/morphology*.cu).
+#include "cuda_op.hpp"
+
+namespace parfilter::cuda::ops {
+namespace {
+
+DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
+  return run_morphology(ws, Op::dilate, params, in);
+}
+
+}  // namespace
+
+extern const CudaOp dilate_op{"dilate", morphology_variants, run};
+
+}  // namespace parfilter::cuda::ops

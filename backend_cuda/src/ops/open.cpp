@@ -1,0 +1,16 @@
+// open: its steps with --se (morphology_steps), through run_morphology in cuda_ops.cpp
+// (kernels/morphology*.cu).
+#include "cuda_op.hpp"
+
+namespace parfilter::cuda::ops {
+namespace {
+
+DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
+  return run_morphology(ws, Op::open, params, in);
+}
+
+}  // namespace
+
+extern const CudaOp open_op{"open", morphology_variants, run};
+
+}  // namespace parfilter::cuda::ops
