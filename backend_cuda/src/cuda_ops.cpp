@@ -105,42 +105,7 @@ DeviceImage adopt_as_input(Workspace& ws, const DeviceImage& image) {
 }
 
 std::vector<MorphRect> morphology_rects(const SeSpec& spec) {
-  const StructuringElement se = make_structuring_element(spec);
-  std::vector<MorphRect> rects;
-  for (int j = 0; j < se.height; ++j) {
-    const auto span = se.row_spans[static_cast<std::size_t>(j)];
-    if (span.x0 >= span.x1) continue;
-    // Rows whose run contains this span, split into contiguous runs: each run with this span
-    // is a rectangle inside the element, and row j's own run is covered by it.
-    int run_begin = -1;
-    for (int r = 0; r <= se.height; ++r) {
-      const bool covers = r < se.height &&
-                          se.row_spans[static_cast<std::size_t>(r)].x0 <= span.x0 &&
-                          se.row_spans[static_cast<std::size_t>(r)].x1 >= span.x1;
-      if (covers && run_begin < 0) run_begin = r;
-      if (!covers && run_begin >= 0) {
-        if (j >= run_begin && j < r) {
-          rects.push_back({span.x0 - se.anchor_x, span.x1 - se.anchor_x, run_begin - se.anchor_y,
-                           r - se.anchor_y});
-        }
-        run_begin = -1;
-      }
-    }
-  }
-  // Drop rectangles inside others (rows sharing one span give the same rectangle).
-  std::vector<MorphRect> kept;
-  for (std::size_t i = 0; i < rects.size(); ++i) {
-    bool inside_another = false;
-    for (std::size_t k = 0; k < rects.size() && !inside_another; ++k) {
-      const MorphRect& a = rects[i];
-      const MorphRect& b = rects[k];
-      const bool contains = b.x0 <= a.x0 && b.x1 >= a.x1 && b.y0 <= a.y0 && b.y1 >= a.y1;
-      const bool same = a.x0 == b.x0 && a.x1 == b.x1 && a.y0 == b.y0 && a.y1 == b.y1;
-      inside_another = k != i && contains && (!same || k < i);
-    }
-    if (!inside_another) kept.push_back(rects[i]);
-  }
-  return kept;
+  return structuring_element_rects(make_structuring_element(spec));
 }
 
 MorphSpans morphology_spans(const SeSpec& spec) {

@@ -99,10 +99,8 @@ void launch_adaptive_segment(const DeviceImage& gray, const DeviceImage& out, in
 enum class MorphVariant : std::uint8_t { vhgw, separable, naive };
 
 /// A rectangle of the structuring element, relative to its anchor: columns [x0, x1), rows
-/// [y0, y1). An element is the union of such rectangles (morphology_rects in cuda_ops.cpp).
-struct MorphRect {
-  int x0, x1, y0, y1;
-};
+/// [y0, y1). An element is the union of such rectangles (structuring_element_rects).
+using MorphRect = SeRect;
 
 /// The element as the naive kernel reads it: per row, the set columns [x0, x1) relative to
 /// the anchor (x0 == x1 for an empty row).

@@ -65,59 +65,21 @@ void naive_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
   }
 }
 
-/// A rectangle of an element: output (x, y) reads columns [x + dx, x + dx + width) and rows
-/// [y + dy, y + dy + height).
+/// A rectangle of an element (structuring_element_rects) as the passes read it: output (x, y)
+/// reads columns [x + dx, x + dx + width) and rows [y + dy, y + dy + height).
 struct MorphRect {
   int dx = 0;
   int width = 0;
   int dy = 0;
   int height = 0;
-  [[nodiscard]] bool contains(const MorphRect& o) const {
-    return dx <= o.dx && dx + width >= o.dx + o.width && dy <= o.dy &&
-           dy + height >= o.dy + o.height;
-  }
 };
 
-/// Rectangles whose union is the element. For each distinct row span s, the rows whose span
-/// covers s form runs, and each run is the rectangle s x run; every one lies in the element
-/// and every set pixel (x, j) lies in the rectangle of its own row's span. A rect element is
-/// one rectangle, a cross two, an ellipse one per distinct span (its spans are nested).
 std::vector<MorphRect> decompose(const StructuringElement& se) {
-  using Span = StructuringElement::Span;
-  std::vector<Span> spans;
-  for (const Span& s : se.row_spans) {
-    const bool seen = std::any_of(spans.begin(), spans.end(),
-                                  [&](const Span& t) { return t.x0 == s.x0 && t.x1 == s.x1; });
-    if (s.x1 > s.x0 && !seen) spans.push_back(s);
-  }
-  const auto covers = [&](int j, const Span& s) {
-    const Span& row = se.row_spans[static_cast<std::size_t>(j)];
-    return row.x0 <= s.x0 && row.x1 >= s.x1;
-  };
   std::vector<MorphRect> rects;
-  for (const Span& s : spans) {
-    for (int j = 0; j < se.height;) {
-      if (!covers(j, s)) {
-        ++j;
-        continue;
-      }
-      int end = j;
-      while (end < se.height && covers(end, s)) ++end;
-      rects.push_back({s.x0 - se.anchor_x, s.x1 - s.x0, j - se.anchor_y, end - j});
-      j = end;
-    }
+  for (const SeRect& r : structuring_element_rects(se)) {
+    rects.push_back({r.x0, r.x1 - r.x0, r.y0, r.y1 - r.y0});
   }
-  // A rectangle inside another one adds nothing.
-  std::vector<MorphRect> kept;
-  for (std::size_t i = 0; i < rects.size(); ++i) {
-    bool inside = false;
-    for (std::size_t k = 0; k < rects.size() && !inside; ++k) {
-      // Of two equal rectangles, keep the first.
-      inside = k != i && rects[k].contains(rects[i]) && (!rects[i].contains(rects[k]) || k < i);
-    }
-    if (!inside) kept.push_back(rects[i]);
-  }
-  return kept;
+  return rects;
 }
 
 /// The plain column pass: op over source rows [y + dy, y + dy + height).

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -30,9 +31,14 @@ constexpr int kCoarseShift = 4;
 constexpr int kFinePerCoarse = 1 << kCoarseShift;
 constexpr int kCoarseBins = kHistogramBins / kFinePerCoarse;
 static_assert(kCoarseBins == kFinePerCoarse, "the 16-bit masks hold one bit per bin");
+static_assert(kMaxWindow <= std::numeric_limits<std::uint16_t>::max(),
+              "a column's counts (at most kMaxWindow pixels) fit 16 bits");
+static_assert(std::uint64_t{kMaxWindow} * kMaxWindow * std::numeric_limits<std::uint8_t>::max() <=
+                  std::numeric_limits<std::uint32_t>::max(),
+              "a window's counts and sums fit 32 bits");
 
 /// The histograms of every image column over the window's rows. A column holds at most
-/// 4095 pixels: 16-bit counts, and 32-bit sums per coarse bin.
+/// kMaxWindow pixels: 16-bit counts, and 32-bit sums per coarse bin.
 class ColumnHistograms {
  public:
   explicit ColumnHistograms(int width)
@@ -76,7 +82,7 @@ unsigned nonzero_mask(const T* bins) {
   return mask;
 }
 
-/// The window's histogram at column x of the current row. It holds at most 4095^2 values
+/// The window's histogram at column x of the current row. It holds at most kMaxWindow^2 values
 /// summing below 2^32: 32-bit counts and sums are exact, and isodata's products (s * n) fit
 /// 64 bits.
 class SlidingWindow {

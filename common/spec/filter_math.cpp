@@ -283,6 +283,43 @@ StructuringElement make_structuring_element(const SeSpec& spec) {
   return se;
 }
 
+std::vector<SeRect> structuring_element_rects(const StructuringElement& se) {
+  using Span = StructuringElement::Span;
+  std::vector<Span> spans;
+  for (const Span& s : se.row_spans) {
+    const bool seen = std::any_of(spans.begin(), spans.end(),
+                                  [&](const Span& t) { return t.x0 == s.x0 && t.x1 == s.x1; });
+    if (s.x1 > s.x0 && !seen) spans.push_back(s);
+  }
+  const auto covers = [&](int j, const Span& s) {
+    const Span& row = se.row_spans[static_cast<std::size_t>(j)];
+    return row.x0 <= s.x0 && row.x1 >= s.x1;
+  };
+  std::vector<SeRect> rects;
+  for (const Span& s : spans) {
+    for (int j = 0; j < se.height;) {
+      if (!covers(j, s)) {
+        ++j;
+        continue;
+      }
+      int end = j;
+      while (end < se.height && covers(end, s)) ++end;
+      rects.push_back({s.x0 - se.anchor_x, s.x1 - se.anchor_x, j - se.anchor_y, end - se.anchor_y});
+      j = end;
+    }
+  }
+  // A rectangle inside another one adds nothing; of two equal ones, the first stays.
+  std::vector<SeRect> kept;
+  for (std::size_t i = 0; i < rects.size(); ++i) {
+    bool inside = false;
+    for (std::size_t k = 0; k < rects.size() && !inside; ++k) {
+      inside = k != i && rects[k].contains(rects[i]) && (!rects[i].contains(rects[k]) || k < i);
+    }
+    if (!inside) kept.push_back(rects[i]);
+  }
+  return kept;
+}
+
 std::vector<MorphOp> morphology_steps(Op op, int iterations) {
   const auto repeat = [iterations](std::vector<MorphOp>& steps, MorphOp step) {
     steps.insert(steps.end(), static_cast<std::size_t>(iterations), step);

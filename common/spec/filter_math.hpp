@@ -167,6 +167,26 @@ struct StructuringElement {
 
 [[nodiscard]] StructuringElement make_structuring_element(const SeSpec& spec);
 
+/// A rectangle of a structuring element, relative to its anchor: output (x, y) reads columns
+/// [x + x0, x + x1) and rows [y + y0, y + y1).
+struct SeRect {
+  int x0 = 0;
+  int x1 = 0;
+  int y0 = 0;
+  int y1 = 0;
+  [[nodiscard]] bool contains(const SeRect& o) const {
+    return x0 <= o.x0 && x1 >= o.x1 && y0 <= o.y0 && y1 >= o.y1;
+  }
+};
+
+/// Rectangles whose union is the element, none inside another: for each distinct row span s,
+/// the rows whose span covers s form runs, and each run is the rectangle s x run. Every one
+/// lies in the element and every set pixel lies in the rectangle of its own row's span. A rect
+/// element is one rectangle, a cross two, an ellipse one per distinct span (its spans nest).
+/// The CPU and CUDA kernels take the element this way (an erosion is the minimum over the
+/// rectangles' minima, each separable).
+[[nodiscard]] std::vector<SeRect> structuring_element_rects(const StructuringElement& se);
+
 /// One pass of morphology over the structuring element: a minimum or a maximum.
 enum class MorphOp : std::uint8_t { erode, dilate };
 

@@ -14,9 +14,6 @@ namespace {
 
 constexpr double kMaxSigma = 1000.0;
 constexpr int kMaxIterations = 10000;
-/// The largest adaptive window. The segment kernels' overflow reasoning relies on it: a
-/// window's sum of at most 4095^2 samples of 255 fits 32 bits.
-constexpr int kMaxWindow = 4095;
 constexpr int kMaxMinContrast = 256;
 
 using namespace std::string_view_literals;

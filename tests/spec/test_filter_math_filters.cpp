@@ -253,6 +253,45 @@ TEST(StructuringElement, RowSpansDescribeTheMask) {
   }
 }
 
+TEST(StructuringElement, RectanglesByHand) {
+  using Rects = std::vector<std::array<int, 4>>;  // x0, x1, y0, y1 around the anchor
+  const auto rects = [](const SeSpec& spec) {
+    Rects result;
+    for (const SeRect& r : structuring_element_rects(make_structuring_element(spec))) {
+      result.push_back({r.x0, r.x1, r.y0, r.y1});
+    }
+    return result;
+  };
+  EXPECT_EQ(rects({SeShape::rect, 3, 5}), (Rects{{-1, 2, -2, 3}}));
+  // The centre column over every row, then the middle row over every column.
+  EXPECT_EQ(rects({SeShape::cross, 5, 3}), (Rects{{0, 1, -1, 2}, {-2, 3, 0, 1}}));
+  // "00100", "11111" x 3, "00100": the centre over all five rows, the full width over three.
+  EXPECT_EQ(rects({SeShape::ellipse, 5, 5}), (Rects{{0, 1, -2, 3}, {-2, 3, -1, 2}}));
+}
+
+TEST(StructuringElement, RectanglesCoverExactlyTheMask) {
+  for (auto shape : {SeShape::rect, SeShape::cross, SeShape::ellipse}) {
+    for (int w = 1; w <= 12; ++w) {
+      for (int h = 1; h <= 12; ++h) {
+        const auto se = make_structuring_element({shape, w, h});
+        std::vector<std::uint8_t> covered(se.mask.size(), 0);
+        for (const SeRect& r : structuring_element_rects(se)) {
+          for (int y = r.y0; y < r.y1; ++y) {
+            for (int x = r.x0; x < r.x1; ++x) {
+              const int mx = x + se.anchor_x;
+              const int my = y + se.anchor_y;
+              ASSERT_TRUE(mx >= 0 && mx < w && my >= 0 && my < h && se.at(mx, my))
+                  << to_string(SeSpec{shape, w, h}) << ": a rectangle leaves the element";
+              covered[static_cast<std::size_t>(my * w + mx)] = 1;
+            }
+          }
+        }
+        EXPECT_EQ(covered, se.mask) << to_string(SeSpec{shape, w, h});
+      }
+    }
+  }
+}
+
 // FILTERS.md: open is erosion then dilation, close the reverse, each --iterations times.
 TEST(MorphologySteps, FollowEachOpsDefinition) {
   using enum MorphOp;

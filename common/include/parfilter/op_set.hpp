@@ -74,6 +74,9 @@ struct SeSpec {
 [[nodiscard]] std::optional<SeSpec> parse_se(std::string_view text);
 [[nodiscard]] std::string to_string(const SeSpec& se);
 inline constexpr int kMaxSeSize = 255;
+/// The largest adaptive window (--window). Every backend's segment kernel relies on it for its
+/// overflow reasoning, and checks it where it does (static_assert).
+inline constexpr int kMaxWindow = 4095;
 
 /// Every parameter any op takes. Each op reads the ones docs/FILTERS.md lists for it.
 struct OpParams {
