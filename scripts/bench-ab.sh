@@ -52,7 +52,11 @@ declare -A bench_of=([base]="$root/build-ab-base/bench/parfilter-bench"
                      [new]="$new_build/bench/parfilter-bench")
 
 for ((round = 1; round <= rounds; ++round)); do
-  for side in base new; do
+  # Each side goes first in every other round: whatever the first run leaves behind (a warm
+  # cache, a spinning pool, a busy page allocator) falls on both.
+  order=(base new)
+  ((round % 2 == 0)) && order=(new base)
+  for side in "${order[@]}"; do
     "${bench_of[$side]}" "$@" --no-table --machine "$side" \
       --csv "$out/$side-$round.csv" >/dev/null 2>"$out/$side-$round.log"
   done
