@@ -1,5 +1,4 @@
 #include "timing.hpp"
-#include "parfilter/backend.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -10,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+#include "parfilter/backend.hpp"
 
 namespace parfilter::bench {
 

@@ -8,13 +8,14 @@
 #                       [-- <parfilter-bench args>]
 #
 # Build dirs: build-ab-base/ and build-ab-new/ (or --new-build, an existing build of the current
-# tree, which is then not rebuilt); AB_CMAKE_ARGS adds configure options (the backends, say). .deps/ at the project root is used as on the GPU machine (gpu-check.sh).
+# tree, which is then not rebuilt); AB_CMAKE_ARGS adds configure options (the backends, say).
+# .deps/ at the project root is used as on the GPU machine (gpu-check.sh).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 base=""
 rounds=3
-out="$root/build-ab-new/ab"
+out=""
 build=1
 new_build="$root/build-ab-new"
 reuse_new=0
@@ -31,22 +32,28 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -n "$base" ]] || { echo "bench-ab.sh: --base DIR is required" >&2; exit 2; }
+out="${out:-$new_build/ab}"
 mkdir -p "$out"
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DPARFILTER_BUILD_TESTS=OFF
             -DPARFILTER_BUILD_BENCH=ON -DPARFILTER_WARNINGS_AS_ERRORS=OFF)
 if [[ -d "$root/.deps/usr" ]]; then
-  export PKG_CONFIG_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  deps_pc="$root/.deps/usr/lib/x86_64-linux-gnu/pkgconfig"
+  export PKG_CONFIG_PATH="$deps_pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   cmake_args+=(-DCMAKE_PREFIX_PATH="$root/.deps/usr")
 fi
 read -r -a extra <<<"${AB_CMAKE_ARGS:-}"
+cmake_args+=(${extra[@]+"${extra[@]}"})
+# configure_and_build <source> <build>: its output in $out/build-<name>.log.
+configure_and_build() {
+  local log
+  log="$out/build-$(basename "$2").log"
+  { cmake -S "$1" -B "$2" "${cmake_args[@]}" && cmake --build "$2" -j "$(nproc)"; } >"$log" 2>&1 ||
+    { echo "bench-ab.sh: building $1 failed, see $log" >&2; exit 1; }
+}
 if [[ $build -eq 1 ]]; then
-  cmake -S "$base" -B "$root/build-ab-base" "${cmake_args[@]}" "${extra[@]}" >/dev/null
-  cmake --build "$root/build-ab-base" -j "$(nproc)" >/dev/null
-  if [[ $reuse_new -eq 0 ]]; then
-    cmake -S "$root" -B "$new_build" "${cmake_args[@]}" "${extra[@]}" >/dev/null
-    cmake --build "$new_build" -j "$(nproc)" >/dev/null
-  fi
+  configure_and_build "$base" "$root/build-ab-base"
+  [[ $reuse_new -eq 1 ]] || configure_and_build "$root" "$new_build"
 fi
 declare -A bench_of=([base]="$root/build-ab-base/bench/parfilter-bench"
                      [new]="$new_build/bench/parfilter-bench")
@@ -57,32 +64,41 @@ for ((round = 1; round <= rounds; ++round)); do
   order=(base new)
   ((round % 2 == 0)) && order=(new base)
   for side in "${order[@]}"; do
-    "${bench_of[$side]}" "$@" --no-table --machine "$side" \
-      --csv "$out/$side-$round.csv" >/dev/null 2>"$out/$side-$round.log"
+    log="$out/$side-$round.log"
+    "${bench_of[$side]}" "$@" --no-table --machine "$side" --csv "$out/$side-$round.csv" \
+      >/dev/null 2>"$log" ||
+      { echo "bench-ab.sh: $side, round $round failed, see $log" >&2; exit 1; }
   done
 done
 
 python3 - "$out" "$rounds" <<'PY'
-import csv, statistics, sys
+import csv, math, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-key_fields = ("backend", "op", "variant", "width", "height", "channels", "se", "threads", "batch")
+key_fields = ("section", "backend", "op", "variant", "width", "height", "channels", "se",
+              "threads", "ranks", "batch")
 times = {}
 for side in ("base", "new"):
     for r in range(1, rounds + 1):
         with open(f"{out}/{side}-{r}.csv") as f:
             for row in csv.DictReader(f):
+                if not row["median_ms"]:
+                    continue
                 key = tuple(row[k] for k in key_fields)
                 times.setdefault(key, {}).setdefault(side, []).append(float(row["median_ms"]))
-print(f"{'case':58} {'base ms':>9} {'new ms':>9} {'new/base':>8}")
+print(f"{'case':64} {'base ms':>9} {'new ms':>9} {'new/base':>8}")
 ratios = []
 for key, sides in times.items():
     if "base" not in sides or "new" not in sides:
         continue
     old, new = statistics.median(sides["base"]), statistics.median(sides["new"])
-    ratio = new / old if old > 0 else float("nan")
-    ratios.append(ratio)
-    name = f"{key[0]} {key[1]} {key[2]} {key[3]}x{key[4]}x{key[5]} t{key[7]}"
-    print(f"{name:58} {old:9.3f} {new:9.3f} {ratio:8.3f}")
+    ratio = new / old if old > 0 else math.nan
+    if not math.isnan(ratio):
+        ratios.append(ratio)
+    k = dict(zip(key_fields, key))
+    name = (f"{k['backend']} {k['op']} {k['variant']} {k['width']}x{k['height']}x{k['channels']}"
+            f"{' se ' + k['se'] if k['se'] not in ('', '0') else ''} t{k['threads']}"
+            f"{' batch ' + k['batch'] if k['batch'] not in ('', '0') else ''}")
+    print(f"{name:64} {old:9.3f} {new:9.3f} {ratio:8.3f}")
 if ratios:
     print(f"cases {len(ratios)}: new/base median {statistics.median(ratios):.3f}, "
           f"min {min(ratios):.3f}, max {max(ratios):.3f}")

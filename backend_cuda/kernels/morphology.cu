@@ -1,8 +1,8 @@
 // Erosion and dilation (min / max over a structuring element, pixels outside the image
 // ignored, alpha copied), in three variants:
 //   naive     - a thread per pixel loops over the element's rows and their set columns;
-//   separable - the element as a union of rectangles (each row of an element is one run, so
-//               cuda_ops.cpp splits it); each rectangle is a row pass then a column pass, the
+//   separable - the element as a union of rectangles (structuring_element_rects in
+//               filter_math); each rectangle is a row pass then a column pass, the
 //               rectangles' results combined with min / max: O(w + h) per pixel and rectangle;
 //   vhgw      - the same rectangles, each 1-D pass by van Herk/Gil-Werman: prefix and suffix
 //               extrema over segments of the window's length, then one combine per pixel:

@@ -1,11 +1,12 @@
 #include "pipeline_trace.hpp"
-#include "parfilter/backend.hpp"
 
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <utility>
+
+#include "parfilter/backend.hpp"
 
 namespace parfilter::pipeline {
 namespace {

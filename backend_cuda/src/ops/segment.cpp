@@ -1,5 +1,5 @@
 // segment: the isodata threshold on the host from the gray histogram, then the global threshold
-// pass or, with --adaptive, the windowed one (cuda_ops.cpp, kernels/segment.cu).
+// pass or, with --adaptive, the windowed one (cuda_ops.cpp, kernels/point.cu and segment.cu).
 #include "cuda_op.hpp"
 
 namespace parfilter::cuda::ops {

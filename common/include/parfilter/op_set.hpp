@@ -75,7 +75,7 @@ struct SeSpec {
 [[nodiscard]] std::string to_string(const SeSpec& se);
 inline constexpr int kMaxSeSize = 255;
 /// The largest adaptive window (--window). Every backend's segment kernel relies on it for its
-/// overflow reasoning, and checks it where it does (static_assert).
+/// overflow reasoning; the CPU and CUDA kernels check it (static_assert), OpenCL C states it.
 inline constexpr int kMaxWindow = 4095;
 
 /// Every parameter any op takes. Each op reads the ones docs/FILTERS.md lists for it.
