@@ -14,7 +14,6 @@ constexpr std::string_view kSobelProgram = "sobel";
 constexpr std::string_view kSharpenProgram = "sharpen";
 constexpr std::size_t kSharpenLanes = 4;  ///< samples per work item of sharpen_vector
 constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vload16
-constexpr int kPoolStride = 2;
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
@@ -96,8 +95,8 @@ DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
 }
 
 DeviceImage run_pool(Lane& rt, const DeviceImage& in) {
-  const int out_width = (in.width() + kPoolStride - 1) / kPoolStride;
-  const int out_height = (in.height() + kPoolStride - 1) / kPoolStride;
+  const int out_width = pool_extent(in.width());
+  const int out_height = pool_extent(in.height());
   Buffer out = rt.buffer(image_bytes(out_width, out_height, in.channels()), "pool output");
   rt.run(kPointProgram, "pool2x2", image_defines(in.channels()),
          {static_cast<std::size_t>(out_width), static_cast<std::size_t>(out_height)}, kTile,

@@ -22,7 +22,6 @@ constexpr std::uint8_t kBackground = 0;
 constexpr int kRgbChannels = 3;
 constexpr int kMaxSample = 255;
 constexpr int kAlphaChannel = 3;  ///< index of alpha in an RGBA pixel
-constexpr int kPoolStride = 2;
 
 /// Counts added to a histogram through kSubHistograms 32-bit sub-histograms: consecutive
 /// samples go to different sub-histograms, so a run of equal values does not serialize on
