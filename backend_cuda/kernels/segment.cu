@@ -22,8 +22,9 @@ constexpr int kStripRows = 64;  ///< rows a thread slides down
 constexpr int kMaxIsodataRounds = 256;
 constexpr std::uint8_t kForeground = 255;
 constexpr int kMaxShortCount = 0xFFFF;
-// S1 W2 < 2^57 for the largest window: 64-bit isodata sums are exact.
-static_assert(kMaxWindow <= 4095, "the 64-bit isodata bound above assumes 4095 x 4095");
+/// The largest window whose isodata sums fit 64 bits (S1 W2 < 2^57, the header's bound).
+constexpr int kExactIsodataWindow = 4095;
+static_assert(kMaxWindow <= kExactIsodataWindow, "--window allows a window the sums overflow");
 
 template <typename Count, int T>
 struct WindowHistogram {
