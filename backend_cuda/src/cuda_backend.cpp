@@ -1,8 +1,8 @@
 // The CUDA backend: device selection, transfers from and to page-locked memory (inputs the
-// pipeline decoded into the backend's pinned pool go up directly, others through a staging
-// copy; results come down straight into pooled pinned images), stage timing with events, and
-// a batch that overlaps one image's upload with the previous images' kernels and downloads (one
-// stream and workspace per image in flight).
+// pipeline decoded into the backend's pinned pool go up directly and their buffers take the
+// results; others go both ways through a workspace's staging buffers), stage timing with
+// events, and a batch that overlaps one image's upload with the previous images' kernels and
+// downloads (one stream and workspace per image in flight).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -17,6 +17,7 @@
 
 #include "cuda_op.hpp"
 #include "cuda_util.hpp"
+#include "host_copies.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
@@ -71,18 +72,6 @@ std::string describe(const cudaDeviceProp& prop) {
          " GiB)";
 }
 
-/// Copies `rows` rows of `row_bytes` between pitched buffers on `stream`: one 1-D copy when
-/// both pitches are the row's length (the DMA engines move a contiguous block faster than
-/// many rows), else a 2-D one.
-void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-               std::size_t row_bytes, std::size_t rows, cudaMemcpyKind kind, cudaStream_t stream) {
-  if (dst_pitch == row_bytes && src_pitch == row_bytes) {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, row_bytes * rows, kind, stream));
-  } else {
-    CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind, stream));
-  }
-}
-
 /// Opens a gate when the commands behind it are queued, or when queuing them failed.
 class GateOpener {
  public:
@@ -100,8 +89,9 @@ struct Pending {
   DeviceResult result;
   double staging_ms = 0.0;
   bool downloading = false;
-  Image output;  ///< pinned; the download's target
-  Image input;   ///< a batch's input, kept while its upload may still read it
+  bool output_staged = false;  ///< downloaded into the workspace's host_output, copied at finish
+  Image output;                ///< the result's buffer: pinned unless output_staged
+  Image input;                 ///< a batch's input, kept while its upload may still read it
 };
 
 class CudaBackend final : public Backend {
@@ -120,20 +110,20 @@ class CudaBackend final : public Backend {
   }
 
   [[nodiscard]] Availability availability() const override {
-    if (!availability_) {
-      const DeviceList list = probe_devices();
-      if (list.devices.empty()) {
-        availability_ = Availability{
-            false, "no CUDA device" + (list.error.empty() ? "" : " (" + list.error + ")")};
-      } else {
-        availability_ = Availability{};
-      }
-    }
-    return *availability_;
+    const DeviceList& list = devices();
+    if (!list.devices.empty()) return {};
+    return {false, "no CUDA device" + (list.error.empty() ? "" : " (" + list.error + ")")};
+  }
+
+  /// The driver's start (cuInit, about 0.4 s on an H200 host) and the context's (0.15 s)
+  /// overlap the command line's reading of its inputs.
+  bool start_in_background() override {
+    start_init();
+    return true;
   }
 
   [[nodiscard]] std::string describe_devices() const override {
-    const DeviceList list = probe_devices();
+    const DeviceList& list = devices();
     if (list.devices.empty()) return availability().reason + "\n";
     const int chosen = select_device(list);
     std::string text;
@@ -161,20 +151,14 @@ class CudaBackend final : public Backend {
   [[nodiscard]] bool computes_on_host() const override { return false; }
   [[nodiscard]] bool takes_device() const override { return true; }
   [[nodiscard]] int device_count() const override {
-    return static_cast<int>(probe_devices().devices.size());
+    return static_cast<int>(devices().devices.size());
   }
   [[nodiscard]] std::size_t batch_depth() const override { return kBatchSlots; }
-  /// Also starts creating the CUDA context on another thread (about 150 ms on an H200), which
-  /// a single image's load overlaps; what is allocated before the device is ready is plain
-  /// memory, uploaded through a workspace's staging buffer.
+  /// Also starts the driver and the context on another thread, as start_in_background does
+  /// (a library caller may not have asked); what is allocated before the device is ready is
+  /// plain memory, moved through a workspace's staging buffers.
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
-    std::call_once(init_started_, [this] {
-      init_ = std::async(std::launch::async, [this] {
-        ensure_device();
-        CUDA_CHECK(cudaFree(nullptr));  // creates the context
-        pinned_->mark_device_ready();
-      });
-    });
+    start_init();
     return pinned_;
   }
 
@@ -186,16 +170,10 @@ class CudaBackend final : public Backend {
 
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
     const OpChain resolved = resolve_chain(*this, chain);
-    // The first input first: asking for it starts the window's decodes, which then overlap the
-    // context's creation (about 150 ms on an H200) instead of waiting for it.
-    std::optional<BatchInput> first = callbacks.next();
-    if (!first) return;
-    try {
-      use_device();
-    } catch (...) {
-      callbacks.failed(first->index, std::current_exception());  // the pipeline holds it for us
-      throw;
-    }
+    // The window's decodes start first and overlap the device's start; a missing device then
+    // ends the batch before it takes an input.
+    if (callbacks.start_loads) callbacks.start_loads();
+    use_device();
     struct Slot {
       std::size_t index = 0;
       std::optional<Pending> pending;
@@ -217,7 +195,7 @@ class CudaBackend final : public Backend {
       callbacks.done(slot.index, std::move(output), times);
     };
     std::size_t started = 0;
-    for (std::optional<BatchInput> input = std::move(first); input; input = callbacks.next()) {
+    for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
       const std::size_t s = started++ % kBatchSlots;
       retire(s);  // the oldest image in flight, so results arrive in input order
       try {
@@ -268,6 +246,23 @@ class CudaBackend final : public Backend {
     throw UsageError("--device '" + options_.device + "': no such CUDA device (" + names + ")");
   }
 
+  /// This machine's devices, probed once (the first CUDA call: the driver's start).
+  [[nodiscard]] const DeviceList& devices() const {
+    std::call_once(probed_, [this] { devices_ = probe_devices(); });
+    return devices_;
+  }
+
+  /// Starts the driver and the context on another thread, once.
+  void start_init() {
+    std::call_once(init_started_, [this] {
+      init_ = std::async(std::launch::async, [this] {
+        ensure_device();
+        CUDA_CHECK(cudaFree(nullptr));  // creates the context
+        pinned_->mark_device_ready();
+      });
+    });
+  }
+
   /// Selects the device once; any thread may ask (the context's creation runs on its own).
   void ensure_device() {
     const std::scoped_lock lock(device_mutex_);
@@ -275,7 +270,7 @@ class CudaBackend final : public Backend {
       CUDA_CHECK(cudaSetDevice(device_));  // the runtime's current device is per thread
       return;
     }
-    const DeviceList list = probe_devices();
+    const DeviceList& list = devices();
     if (list.devices.empty()) throw RuntimeError(availability().reason);
     const int device = select_device(list);
     CUDA_CHECK(cudaSetDevice(device));
@@ -289,9 +284,10 @@ class CudaBackend final : public Backend {
 
   /// Enqueues the input's upload (staged through pinned memory unless it is pinned already),
   /// every step of the chain and the download.
-  /// `owned`: the input's image when the batch owns it; a page-locked one becomes the
-  /// result's buffer (the download follows the upload in the stream), so a batch pins no new
-  /// memory for its results.
+  /// `owned`: the input's image when the batch owns it; it becomes the result's buffer (the
+  /// download follows the upload in the stream), so a batch allocates nothing for its results.
+  /// A pageable one receives the result through the workspace's host_output: a download into
+  /// pageable memory would block the host until the whole stream had run.
   Pending start(Workspace& ws, const OpChain& chain, const ConstImageView& input,
                 Image* owned = nullptr) {
     if (input.rows() != RowRange{0, input.height()}) {
@@ -306,11 +302,16 @@ class CudaBackend final : public Backend {
     // Page-locked input goes up as it is; pageable input through the staging buffer.
     const std::uint8_t* host = input.first_row();
     std::size_t host_pitch = static_cast<std::size_t>(input.stride());
-    if (!cuda::is_pinned(host)) {
+    const bool input_pinned = cuda::is_pinned(host);
+    if (!input_pinned) {
       ws.host_input.reserve(row_bytes * height);
       auto* staged = ws.host_input.as<std::uint8_t>();
-      for (int y = 0; y < input.height(); ++y) {
-        std::memcpy(staged + static_cast<std::size_t>(y) * row_bytes, input.row(y), row_bytes);
+      if (host_pitch == row_bytes) {
+        cuda::staging_copy(staged, host, row_bytes * height);
+      } else {
+        for (int y = 0; y < input.height(); ++y) {
+          std::memcpy(staged + static_cast<std::size_t>(y) * row_bytes, input.row(y), row_bytes);
+        }
       }
       host = staged;
       host_pitch = row_bytes;
@@ -323,8 +324,8 @@ class CudaBackend final : public Backend {
     ws.gate.close(stream);
     const GateOpener opener{ws.gate};
     ws.upload_start.record(stream);
-    copy_rows(in.data, in.pitch, host, host_pitch, row_bytes, height, cudaMemcpyHostToDevice,
-              stream);
+    cuda::copy_rows(in.data, in.pitch, host, host_pitch, row_bytes, height, cudaMemcpyHostToDevice,
+                    stream);
     ws.upload_stop.record(stream);
     ws.kernel_start.record(stream);
     DeviceImage current = in;
@@ -338,24 +339,37 @@ class CudaBackend final : public Backend {
     if (out.data != nullptr) {
       const auto out_row =
           static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
-      if (owned != nullptr && owned->allocator() == pinned_) {
+      if (owned != nullptr) {
         pending.output = std::move(*owned).reuse_as(out.width, out.height, out.channels);
+        pending.output_staged = !pending.output.empty() && !input_pinned;
       }
       if (pending.output.empty()) {
-        pending.output = Image::uninitialized(out.width, out.height, out.channels, pinned_);
+        pending.output = Image::uninitialized(out.width, out.height, out.channels, pinned_results_);
+      }
+      std::uint8_t* target = pending.output.data();
+      if (pending.output_staged) {
+        ws.reserve(ws.host_output, out_row * static_cast<std::size_t>(out.height));
+        target = ws.host_output.as<std::uint8_t>();
       }
       ws.download_start.record(stream);
-      copy_rows(pending.output.data(), out_row, out.data, out.pitch, out_row,
-                static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost, stream);
+      cuda::copy_rows(target, out_row, out.data, out.pitch, out_row,
+                      static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost, stream);
       ws.download_stop.record(stream);
       pending.downloading = true;
     }
     return pending;
   }
 
-  /// Waits for the workspace's stream and copies the result out of pinned memory.
+  /// Waits for the workspace's stream and hands the result over (out of the staging buffer,
+  /// where it was downloaded there).
   OpOutput finish(Workspace& ws, Pending& pending, StageTimes* times) {
     ws.synchronize();
+    const auto unstaging = Clock::now();
+    if (pending.output_staged) {
+      cuda::staging_copy(pending.output.data(), ws.host_output.as<std::uint8_t>(),
+                         pending.output.size_bytes());
+    }
+    const double unstaging_ms = pending.output_staged ? elapsed_ms(unstaging) : 0.0;
     OpOutput output;
     output.histogram = std::move(pending.result.histogram);
     output.threshold = pending.result.threshold;
@@ -364,7 +378,7 @@ class CudaBackend final : public Backend {
       times->upload_ms = pending.staging_ms + ws.upload_stop.ms_since(ws.upload_start);
       times->compute_ms = ws.kernel_stop.ms_since(ws.kernel_start);
       if (pending.downloading) {
-        times->download_ms = ws.download_stop.ms_since(ws.download_start);
+        times->download_ms = ws.download_stop.ms_since(ws.download_start) + unstaging_ms;
       }
     }
     return output;
@@ -373,11 +387,13 @@ class CudaBackend final : public Backend {
   BackendOptions options_;
   std::shared_ptr<cuda::PinnedPool> pinned_ =
       std::make_shared<cuda::PinnedPool>(kCachedPinnedBytes);
-  mutable std::optional<Availability> availability_;
+  std::shared_ptr<SampleAllocator> pinned_results_ = cuda::PinnedPool::results_of(pinned_);
+  mutable std::once_flag probed_;
+  mutable DeviceList devices_;
   std::mutex device_mutex_;
   int device_ = -1;
   std::once_flag init_started_;
-  std::future<void> init_;  ///< the context's creation, started by host_allocator()
+  std::future<void> init_;  ///< the driver's and the context's start (start_init)
   std::vector<std::unique_ptr<Workspace>> workspaces_;
 };
 

@@ -297,8 +297,12 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
     print_list(*backend, program);
     return kExitSuccess;
   }
-  const Availability availability = backend->availability();
-  if (!availability.present) throw RuntimeError(availability.reason);
+  // A device backend's start-up (about half a second for a GPU's driver and context) runs
+  // while the inputs are read; the backend reports a missing device before its first image.
+  if (!backend->start_in_background()) {
+    const Availability availability = backend->availability();
+    if (!availability.present) throw RuntimeError(availability.reason);
+  }
   // A bad variant fails up front, before any file is read.
   OpChain chain = resolve_chain(*backend, std::move(parsed.chain));
 

@@ -355,6 +355,10 @@ void run_job(const Session& s, const Job& job) {
   const auto load_start = Clock::now();
   const Image image = load_job_input(s, job, {}, s.backend.host_allocator(), /*alone=*/true);
   const double load_ms = elapsed_ms(load_start);
+  // A device backend has been starting while the input loaded (start_in_background); a missing
+  // device is the run's error, not this file's.
+  const Availability availability = s.backend.availability();
+  if (!availability.present) throw RuntimeError(availability.reason);
   const ComputedJob computed = compute_job(s, s.backend, job, image.view());
   const auto save_start = Clock::now();
   save_job_output(s, job, computed.output);

@@ -99,6 +99,7 @@ class SessionRunner final : public JobRunner {
       try {
         run_job(s_, jobs_[i]);
       } catch (...) {
+        if (!s_.backend.availability().present) throw;  // no device: one line ends the run
         const std::exception_ptr failure = std::current_exception();
         error(failure_message(failure));
         exit_code = worst_exit_code(exit_code, exit_code_for(failure));

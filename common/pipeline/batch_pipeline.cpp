@@ -63,7 +63,30 @@ class Pipeline {
       failed(job, std::move(failure));
     };
     callbacks.size_hint = jobs_.size_hint();
+    callbacks.start_loads = [this] {
+      std::unique_lock lock(mutex_);
+      while (active_ < limit_ && !exhausted_) start_one(lock);
+    };
     return callbacks;
+  }
+
+  /// Whether the backend took an input before it stopped.
+  [[nodiscard]] bool backend_started() {
+    const std::scoped_lock lock(mutex_);
+    return taken_;
+  }
+
+  /// After the backend stopped before it took any input (its device is missing): the loads
+  /// end unreported, as the batch ends with the backend's one error.
+  void discard() {
+    std::unique_lock lock(mutex_);
+    quiet_ = true;
+    changed_.wait(lock, [&] {
+      return std::none_of(window_.begin(), window_.end(),
+                          [](const Slot& slot) { return slot.state == SlotState::loading; });
+    });
+    window_.clear();
+    active_ = 0;
   }
 
   /// After the backend stopped early (next_job threw): the jobs it will never take end with
@@ -108,6 +131,7 @@ class Pipeline {
           ++delivered_;
           slot.state = SlotState::computing;
           slot.delivered = Clock::now();
+          taken_ = true;
           if (trace_) trace_->record(slot.job, "wait", asked, slot.delivered);
           gated_ = compute_on_host_ && last_compute_ms_ >= pause_min_ms_;
           if (gated_) pool_.close_gate();
@@ -238,7 +262,7 @@ class Pipeline {
       Slot slot;
       {
         const std::scoped_lock lock(mutex_);
-        if (window_.empty() || window_.front().state != SlotState::finished) return;
+        if (quiet_ || window_.empty() || window_.front().state != SlotState::finished) return;
         slot = std::move(window_.front());
         window_.pop_front();
         if (delivered_ > 0) --delivered_;  // else a failed load that next() had not reached
@@ -261,6 +285,8 @@ class Pipeline {
   std::size_t delivered_ = 0;  // the window's first slots the backend has taken or skipped
   std::size_t active_ = 0;     // started jobs not yet finished
   bool exhausted_ = false;
+  bool taken_ = false;  // the backend took an input
+  bool quiet_ = false;  // discard(): nothing more is reported
   StageContext context_;
   std::unique_ptr<pipeline::Trace> trace_ = pipeline::Trace::from_environment();
   pipeline::WorkerPool pool_;  // last: destroyed (joined) first
@@ -285,7 +311,11 @@ void run_batch_pipeline(Backend& backend, const OpChain& chain, BatchJobs& jobs,
     backend.run_batch(chain, pipeline.callbacks());
   } catch (...) {
     protocol_failure = std::current_exception();
-    pipeline.abandon(protocol_failure);
+    if (pipeline.backend_started()) {
+      pipeline.abandon(protocol_failure);
+    } else {
+      pipeline.discard();
+    }
   }
   pipeline.drain();
   if (protocol_failure) std::rethrow_exception(protocol_failure);

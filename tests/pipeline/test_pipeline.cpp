@@ -2,8 +2,9 @@
 // the order it was started; a failure in any stage is that job's outcome and the batch goes
 // on; at most images_in_flight(threads) images are held at once, whatever the batch's length;
 // while a host backend computes, no worker gets past a checkpoint; a backend that overlaps
-// several inputs (as the GPU backends do) is fed the same way; PARFILTER_TRACE records every
-// stage of every job.
+// several inputs (as the GPU backends do) is fed the same way, and one that fails before its
+// first input (a missing device) ends the batch with that one error; PARFILTER_TRACE records
+// every stage of every job.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -262,6 +263,32 @@ TEST(Pipeline, ASourceFailureEndsTheBatchAfterTheStartedJobs) {
   FailingSource jobs;
   EXPECT_THROW(run_batch_pipeline(*backend, kGaussian, jobs, {2, true}), std::runtime_error);
   EXPECT_EQ(jobs.order_, iota(4));
+}
+
+/// A device backend whose device turns out missing: it starts the loads, as the GPU backends do
+/// while their device starts, then fails before it takes an input.
+class DevicelessBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "deviceless"; }
+  [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
+  [[nodiscard]] Availability availability() const override { return {false, "no device"}; }
+  [[nodiscard]] bool computes_on_host() const override { return false; }
+  OpOutput run(Op, const ConstImageView&, const OpParams&, StageTimes*) override {
+    throw RuntimeError("no device");
+  }
+  void run_batch(const OpChain&, const BatchCallbacks& callbacks) override {
+    callbacks.start_loads();
+    throw RuntimeError("no device");
+  }
+};
+
+TEST(Pipeline, ABackendFailingBeforeItsFirstInputEndsTheBatchWithItsOneError) {
+  DevicelessBackend backend;
+  RecordingJobs jobs(10);
+  jobs.fail_load_ = 1;  // loaded while the device started, yet not reported: the run failed
+  EXPECT_THROW(run_batch_pipeline(backend, kGaussian, jobs, {2, false}), RuntimeError);
+  EXPECT_TRUE(jobs.order_.empty());
+  EXPECT_GT(jobs.peak_.load(), 0);  // the loads had started
 }
 
 TEST(Pipeline, PARFILTER_TRACERecordsEveryStageOfEveryJob) {

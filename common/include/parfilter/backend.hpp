@@ -80,6 +80,10 @@ struct BatchCallbacks {
   /// How many inputs the batch holds, where known (0: unknown). A threaded CPU backend runs
   /// a batch of at least as many images as it has threads one image per thread.
   std::size_t size_hint = 0;
+  /// Starts loading the first inputs without taking one, where the caller can (may be empty):
+  /// a backend that must wait for its device first calls it before it waits. If the backend
+  /// then throws before it took any input, the batch ends with that one error.
+  std::function<void()> start_loads;
 };
 
 /// A BatchCallbacks::next over inputs 0 .. count - 1 from `load`, skipping those it gives no
@@ -100,6 +104,12 @@ class Backend {
   [[nodiscard]] virtual std::vector<std::string> variants(Op op) const = 0;
   /// Whether the backend's device exists on this machine.
   [[nodiscard]] virtual Availability availability() const = 0;
+  /// Starts the backend's own start-up (a GPU driver's and context's) on another thread, so
+  /// that it overlaps the caller's reading of inputs. Returns true when run, run_chain and
+  /// run_batch then report a missing device themselves, by throwing availability()'s reason
+  /// before they take an input, so the caller need not wait for availability() first. The
+  /// default starts nothing and returns false.
+  virtual bool start_in_background() { return false; }
   /// Worker threads the backend runs with (1 for serial and device backends).
   [[nodiscard]] virtual int threads() const { return 1; }
   /// The devices this backend can use, one per line, marking the one it would use
