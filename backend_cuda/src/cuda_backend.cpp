@@ -1,12 +1,10 @@
 // The CUDA backend: device selection, transfers from and to page-locked memory (inputs the
 // pipeline decoded into the backend's pinned pool go up directly and their buffers take the
-// results; others go both ways through a workspace's staging buffers), stage timing with
-// events, and a batch that overlaps one image's upload with the previous images' kernels and
-// downloads (one stream and workspace per image in flight).
+// results; pageable ones go both ways through the driver's staging), stage timing with events,
+// and a batch that overlaps one image's upload with the previous images' kernels and downloads
+// (one stream and workspace per image in flight).
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <cstring>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -17,11 +15,11 @@
 
 #include "cuda_op.hpp"
 #include "cuda_util.hpp"
-#include "host_copies.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
 #include "pinned_pool.hpp"
+#include "transfers.hpp"
 
 namespace parfilter {
 namespace {
@@ -29,7 +27,6 @@ namespace {
 using cuda::DeviceImage;
 using cuda::DeviceResult;
 using cuda::Workspace;
-using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, download
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
@@ -87,11 +84,10 @@ class GateOpener {
 /// An image's upload, kernels and download enqueued on one workspace, not yet waited for.
 struct Pending {
   DeviceResult result;
-  double staging_ms = 0.0;
   bool downloading = false;
-  bool output_staged = false;  ///< downloaded into the workspace's host_output, copied at finish
-  Image output;                ///< the result's buffer: pinned unless output_staged
-  Image input;                 ///< a batch's input, kept while its upload may still read it
+  bool download_in_finish = false;  ///< into pageable memory: finish() runs it
+  Image output;                     ///< the result's buffer
+  Image input;                      ///< a batch's input, kept while its upload may still read it
 };
 
 class CudaBackend final : public Backend {
@@ -156,7 +152,7 @@ class CudaBackend final : public Backend {
   [[nodiscard]] std::size_t batch_depth() const override { return kBatchSlots; }
   /// Also starts the driver and the context on another thread, as start_in_background does
   /// (a library caller may not have asked); what is allocated before the device is ready is
-  /// plain memory, moved through a workspace's staging buffers.
+  /// plain memory, moved through the driver's staging (start()).
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
     start_init();
     return pinned_;
@@ -282,12 +278,12 @@ class CudaBackend final : public Backend {
     return *workspaces_[i];
   }
 
-  /// Enqueues the input's upload (staged through pinned memory unless it is pinned already),
-  /// every step of the chain and the download.
+  /// Enqueues the input's upload, every step of the chain and the download.
   /// `owned`: the input's image when the batch owns it; it becomes the result's buffer (the
   /// download follows the upload in the stream), so a batch allocates nothing for its results.
-  /// A pageable one receives the result through the workspace's host_output: a download into
-  /// pageable memory would block the host until the whole stream had run.
+  /// A pageable input (decoded before the device was ready, or while the pool was pinning
+  /// another buffer) goes up, and its result comes down, through the driver's own staging:
+  /// about as fast as a copy through buffers of ours, and with no 15 ms pinning per buffer.
   Pending start(Workspace& ws, const OpChain& chain, const ConstImageView& input,
                 Image* owned = nullptr) {
     if (input.rows() != RowRange{0, input.height()}) {
@@ -297,36 +293,25 @@ class CudaBackend final : public Backend {
     const cudaStream_t stream = ws.stream.get();
     const auto row_bytes = static_cast<std::size_t>(input.row_samples());
     const auto height = static_cast<std::size_t>(input.height());
+    const auto host_pitch = static_cast<std::size_t>(input.stride());
+    const bool input_pinned = cuda::is_pinned(input.first_row());
     Pending pending;
-    const auto staging = Clock::now();
-    // Page-locked input goes up as it is; pageable input through the staging buffer.
-    const std::uint8_t* host = input.first_row();
-    std::size_t host_pitch = static_cast<std::size_t>(input.stride());
-    const bool input_pinned = cuda::is_pinned(host);
-    if (!input_pinned) {
-      ws.host_input.reserve(row_bytes * height);
-      auto* staged = ws.host_input.as<std::uint8_t>();
-      if (host_pitch == row_bytes) {
-        cuda::staging_copy(staged, host, row_bytes * height);
-      } else {
-        for (int y = 0; y < input.height(); ++y) {
-          std::memcpy(staged + static_cast<std::size_t>(y) * row_bytes, input.row(y), row_bytes);
-        }
-      }
-      host = staged;
-      host_pitch = row_bytes;
-    }
-    pending.staging_ms = elapsed_ms(staging);
     const DeviceImage in =
         cuda::device_image(ws.input, input.width(), input.height(), input.channels());
+    const auto upload = [&] {
+      ws.upload_start.record(stream);
+      cuda::copy_rows(in.data, in.pitch, input.first_row(), host_pitch, row_bytes, height,
+                      cudaMemcpyHostToDevice, stream);
+      ws.upload_stop.record(stream);
+    };
+    // A pageable upload returns once the driver has staged it, which needs the stream running:
+    // it goes before the gate.
+    if (!input_pinned) upload();
     // The GPU starts on this image once all of it is queued (cuda::StreamGate), so the events
     // time the upload, the kernels and the download, not the host's launch gaps between them.
     ws.gate.close(stream);
     const GateOpener opener{ws.gate};
-    ws.upload_start.record(stream);
-    cuda::copy_rows(in.data, in.pitch, host, host_pitch, row_bytes, height, cudaMemcpyHostToDevice,
-                    stream);
-    ws.upload_stop.record(stream);
+    if (input_pinned) upload();
     ws.kernel_start.record(stream);
     DeviceImage current = in;
     for (std::size_t i = 0; i < chain.size(); ++i) {
@@ -336,49 +321,49 @@ class CudaBackend final : public Backend {
     }
     ws.kernel_stop.record(stream);
     const DeviceImage& out = pending.result.image;
-    if (out.data != nullptr) {
-      const auto out_row =
-          static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
-      if (owned != nullptr) {
-        pending.output = std::move(*owned).reuse_as(out.width, out.height, out.channels);
-        pending.output_staged = !pending.output.empty() && !input_pinned;
-      }
-      if (pending.output.empty()) {
-        pending.output = Image::uninitialized(out.width, out.height, out.channels, pinned_results_);
-      }
-      std::uint8_t* target = pending.output.data();
-      if (pending.output_staged) {
-        ws.reserve(ws.host_output, out_row * static_cast<std::size_t>(out.height));
-        target = ws.host_output.as<std::uint8_t>();
-      }
-      ws.download_start.record(stream);
-      cuda::copy_rows(target, out_row, out.data, out.pitch, out_row,
-                      static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost, stream);
-      ws.download_stop.record(stream);
-      pending.downloading = true;
+    if (out.data == nullptr) return pending;
+    if (owned != nullptr) {
+      pending.output = std::move(*owned).reuse_as(out.width, out.height, out.channels);
     }
+    if (pending.output.empty()) {
+      pending.output = Image::uninitialized(out.width, out.height, out.channels, pinned_results_);
+    } else if (!input_pinned) {
+      // A download into pageable memory returns only once it is done: finish() runs it.
+      pending.download_in_finish = true;
+      return pending;
+    }
+    download(ws, pending);
     return pending;
   }
 
-  /// Waits for the workspace's stream and hands the result over (out of the staging buffer,
-  /// where it was downloaded there).
+  /// Enqueues the result's download into pending.output.
+  static void download(Workspace& ws, Pending& pending) {
+    const DeviceImage& out = pending.result.image;
+    const auto out_row =
+        static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.channels);
+    ws.download_start.record(ws.stream.get());
+    cuda::copy_rows(pending.output.data(), out_row, out.data, out.pitch, out_row,
+                    static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost, ws.stream.get());
+    ws.download_stop.record(ws.stream.get());
+    pending.downloading = true;
+  }
+
+  /// Waits for the workspace's stream (and runs a pageable download) and hands the result over.
   OpOutput finish(Workspace& ws, Pending& pending, StageTimes* times) {
     ws.synchronize();
-    const auto unstaging = Clock::now();
-    if (pending.output_staged) {
-      cuda::staging_copy(pending.output.data(), ws.host_output.as<std::uint8_t>(),
-                         pending.output.size_bytes());
+    if (pending.download_in_finish) {
+      download(ws, pending);
+      ws.stream.synchronize();
     }
-    const double unstaging_ms = pending.output_staged ? elapsed_ms(unstaging) : 0.0;
     OpOutput output;
     output.histogram = std::move(pending.result.histogram);
     output.threshold = pending.result.threshold;
     if (pending.downloading) output.image = std::move(pending.output);
     if (times != nullptr) {
-      times->upload_ms = pending.staging_ms + ws.upload_stop.ms_since(ws.upload_start);
+      times->upload_ms = ws.upload_stop.ms_since(ws.upload_start);
       times->compute_ms = ws.kernel_stop.ms_since(ws.kernel_start);
       if (pending.downloading) {
-        times->download_ms = ws.download_stop.ms_since(ws.download_start) + unstaging_ms;
+        times->download_ms = ws.download_stop.ms_since(ws.download_start);
       }
     }
     return output;

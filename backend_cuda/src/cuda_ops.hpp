@@ -25,9 +25,7 @@ struct Workspace {
   Stream stream;
   StreamGate gate;  ///< closed while an image's commands are queued (cuda_backend.cpp)
   Event upload_start, upload_stop, kernel_start, kernel_stop, download_start, download_stop;
-  PinnedBuffer host_input;   ///< a pageable input, staged for an asynchronous upload
-  PinnedBuffer host_output;  ///< a result bound for a pageable buffer, staged likewise
-  PinnedBuffer host_small;   ///< histogram counts and Gaussian tables
+  PinnedBuffer host_small;  ///< histogram counts and Gaussian tables
   DeviceBuffer input, output, scratch, spare, gray, counts, histogram_scratch, tables;
 
   /// Waits for the stream; the gate opens first, as the stream cannot finish behind it.

@@ -1,11 +1,9 @@
-// The host's side of a transfer: an asynchronous copy of pitched rows, and a staging copy
-// between pageable and page-locked memory.
+// A transfer between host and device of an image's pitched rows.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <cstdint>
 
 namespace parfilter::cuda {
 
@@ -14,9 +12,5 @@ namespace parfilter::cuda {
 /// many rows), else a 2-D one.
 void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                std::size_t row_bytes, std::size_t rows, cudaMemcpyKind kind, cudaStream_t stream);
-
-/// Copies `bytes` from `src` to `dst` (one side a staging buffer) on a few threads: one core
-/// copies about 8 GB/s, so a 28 MB image would hold a batch's one backend thread for 3.5 ms.
-void staging_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t bytes);
 
 }  // namespace parfilter::cuda
