@@ -87,4 +87,18 @@ std::string call_name(std::string_view function, std::string_view what) {
   return name;
 }
 
+namespace {
+constexpr double kNsPerMs = 1e6;
+}  // namespace
+
+double event_ms(cl_event event) {
+  cl_ulong start = 0;
+  cl_ulong end = 0;
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr),
+        "clGetEventProfilingInfo");
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr),
+        "clGetEventProfilingInfo");
+  return end > start ? static_cast<double>(end - start) / kNsPerMs : 0.0;
+}
+
 }  // namespace parfilter::opencl

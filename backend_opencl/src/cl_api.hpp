@@ -83,6 +83,9 @@ using Kernel = Handle<cl_kernel>;
 using Buffer = Handle<cl_mem>;  ///< a buffer or an image
 using Event = Handle<cl_event>;
 
+/// The time from a profiled command's start to its end, in ms (its queue profiles).
+[[nodiscard]] double event_ms(cl_event event);
+
 /// Calls `create(&error)` and wraps the object it returns, or throws naming `call`.
 template <typename T, typename Create>
 [[nodiscard]] Handle<T> create_checked(std::string_view call, Create&& create) {

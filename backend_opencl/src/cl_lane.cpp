@@ -6,20 +6,8 @@
 namespace parfilter::opencl {
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
 std::size_t round_up(std::size_t n, std::size_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
-}
-
-double event_ms(cl_event event) {
-  cl_ulong start = 0;
-  cl_ulong end = 0;
-  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr),
-        "clGetEventProfilingInfo");
-  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr),
-        "clGetEventProfilingInfo");
-  return end > start ? static_cast<double>(end - start) / kNsPerMs : 0.0;
 }
 
 }  // namespace

@@ -58,27 +58,46 @@ struct Bandwidth {
   double down_gbs = 0.0;
 };
 
-/// Blocking clEnqueueWriteBuffer and clEnqueueReadBuffer of `host` into a device buffer and
-/// back, as a bandwidth test measures them: the limit the backend's transfers can reach.
+/// How a bus copy is timed: by its profiling events, as the backend times its own transfers
+/// (page-locked memory), or by the wall clock around a blocking call (pageable memory, whose
+/// staging by the driver the events would not show).
+enum class CopyTiming { events, wall };
+
+/// clEnqueueWriteBuffer and clEnqueueReadBuffer of `host` into a device buffer and back, as a
+/// bandwidth test measures them: the limit the backend's transfers can reach at this size.
 Bandwidth copy_bandwidth(const opencl::Runtime& rt, const opencl::Queue& queue,
-                         std::span<unsigned char> host, int runs) {
+                         std::span<unsigned char> host, int runs, CopyTiming timing) {
   const std::size_t bytes = host.size();
   const opencl::Buffer device =
       opencl::create_checked<cl_mem>("clCreateBuffer(bandwidth)", [&](cl_int* error) {
         return clCreateBuffer(rt.context(), CL_MEM_READ_WRITE, bytes, nullptr, error);
       });
-  const double up = median_ms(runs, [&] {
-    opencl::check(clEnqueueWriteBuffer(queue.get(), device.get(), CL_TRUE, 0, bytes, host.data(), 0,
-                                       nullptr, nullptr),
-                  "clEnqueueWriteBuffer(bandwidth)");
-  });
-  const double down = median_ms(runs, [&] {
-    opencl::check(clEnqueueReadBuffer(queue.get(), device.get(), CL_TRUE, 0, bytes, host.data(), 0,
-                                      nullptr, nullptr),
-                  "clEnqueueReadBuffer(bandwidth)");
-  });
+  const auto median_copy_ms = [&](bool up) {
+    const auto copy = [&](cl_event* event) {
+      const cl_bool blocking = event == nullptr ? CL_TRUE : CL_FALSE;
+      if (up) {
+        opencl::check(clEnqueueWriteBuffer(queue.get(), device.get(), blocking, 0, bytes,
+                                           host.data(), 0, nullptr, event),
+                      "clEnqueueWriteBuffer(bandwidth)");
+      } else {
+        opencl::check(clEnqueueReadBuffer(queue.get(), device.get(), blocking, 0, bytes,
+                                          host.data(), 0, nullptr, event),
+                      "clEnqueueReadBuffer(bandwidth)");
+      }
+    };
+    if (timing == CopyTiming::wall) return median_ms(runs, [&] { copy(nullptr); });
+    std::vector<double> ms;
+    for (int i = 0; i <= runs; ++i) {
+      cl_event raw = nullptr;
+      copy(&raw);
+      const opencl::Event event(raw);
+      opencl::check(clWaitForEvents(1, &raw), "clWaitForEvents(bandwidth)");
+      if (i > 0) ms.push_back(opencl::event_ms(raw));
+    }
+    return median(ms);
+  };
   const auto total = static_cast<double>(bytes);
-  return {gb_per_s(total, up), gb_per_s(total, down)};
+  return {gb_per_s(total, median_copy_ms(true)), gb_per_s(total, median_copy_ms(false))};
 }
 
 /// Page-locked (a mapped CL_MEM_ALLOC_HOST_PTR buffer of the backend's host pool, where the
@@ -89,22 +108,23 @@ struct BusBandwidth {
 };
 
 BusBandwidth bus_bandwidth(opencl::Runtime& rt, std::size_t bytes, int runs) {
-  const opencl::Queue queue = opencl::create_checked<cl_command_queue>(
-      "clCreateCommandQueue",
-      [&](cl_int* error) { return clCreateCommandQueue(rt.context(), rt.device(), 0, error); });
+  const opencl::Queue queue =
+      opencl::create_checked<cl_command_queue>("clCreateCommandQueue", [&](cl_int* error) {
+        return clCreateCommandQueue(rt.context(), rt.device(), CL_QUEUE_PROFILING_ENABLE, error);
+      });
   const std::shared_ptr<opencl::HostPool>& pool = rt.host_pool();
   auto* pinned = static_cast<unsigned char*>(pool->allocate(bytes));
   std::fill_n(pinned, bytes, 1);
   BusBandwidth bus;
   try {
-    bus.pinned = copy_bandwidth(rt, queue, {pinned, bytes}, runs);
+    bus.pinned = copy_bandwidth(rt, queue, {pinned, bytes}, runs, CopyTiming::events);
   } catch (...) {
     pool->deallocate(pinned, bytes);
     throw;
   }
   pool->deallocate(pinned, bytes);
   std::vector<unsigned char> pageable(bytes, 1);
-  bus.pageable = copy_bandwidth(rt, queue, pageable, runs);
+  bus.pageable = copy_bandwidth(rt, queue, pageable, runs, CopyTiming::wall);
   return bus;
 }
 
@@ -188,10 +208,11 @@ int run_transfers(const TransferArgs& args) {
 
   std::printf("## Transfers against the bus (%s scale)\n\n", full ? "full" : "quick");
   std::printf(
-      "%s, op %s. Bus: blocking clEnqueueWriteBuffer (up) and clEnqueueReadBuffer (down) "
-      "between a device buffer and page-locked memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer of "
-      "the host pool) or pageable heap memory, wall time. Backend: Backend::run from a host-pool "
-      "input, its upload and download profiling events. Medians of %d runs after 1.\n\n",
+      "%s, op %s. Bus: clEnqueueWriteBuffer (up) and clEnqueueReadBuffer (down) of the same "
+      "bytes between a device buffer and page-locked memory (a mapped CL_MEM_ALLOC_HOST_PTR "
+      "buffer of the host pool; profiling events, as the backend is timed) or pageable heap "
+      "memory (blocking, wall time). Backend: Backend::run from a host-pool input, its upload "
+      "and download profiling events. Medians of %d runs after 1.\n\n",
       device.name.c_str(), std::string(op_name(kOp)).c_str(), args.runs);
   std::printf(
       "| image | MB | pinned up GB/s | pinned down GB/s | pageable up GB/s | pageable down GB/s "
