@@ -76,7 +76,7 @@ PendingImage start_chain(Lane& lane, const OpChain& chain, const ConstImageView&
       }
       if (pending.output.empty()) {
         pending.output =
-            Image::uninitialized(out.width(), out.height(), out.channels(), lane.host_pool());
+            Image::uninitialized(out.width(), out.height(), out.channels(), lane.host_results());
       }
       enqueue_download(lane, out, pending.output);
       pending.downloading = true;

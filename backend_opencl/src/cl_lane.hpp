@@ -36,6 +36,9 @@ class Lane {
   [[nodiscard]] std::size_t compute_units() const { return runtime_.compute_units(); }
   [[nodiscard]] bool cpu_schedules() const { return runtime_.cpu_schedules(); }
   [[nodiscard]] const std::shared_ptr<HostPool>& host_pool() const { return runtime_.host_pool(); }
+  [[nodiscard]] const std::shared_ptr<SampleAllocator>& host_results() const {
+    return runtime_.host_results();
+  }
 
   /// Sets the arguments and enqueues `kernel` over `items` work items (rounded up to whole
   /// work-groups of `local`; kernels check their bounds).

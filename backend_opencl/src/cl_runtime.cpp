@@ -70,6 +70,7 @@ Runtime::Runtime(cl_device_id device)
         "clGetDeviceInfo(CL_DEVICE_TYPE)");
   cpu_schedules_ = (type & CL_DEVICE_TYPE_CPU) != 0;
   host_pool_ = std::make_shared<HostPool>(context_, device, kCachedHostBytes);
+  host_results_ = HostPool::results_of(host_pool_);
 }
 
 cl_kernel Runtime::kernel(std::string_view program, std::string_view kernel, const Defines& defines,

@@ -56,6 +56,10 @@ class Runtime {
   /// Page-locked, host-mapped buffers for images (inputs decoded into them, results read
   /// back into them).
   [[nodiscard]] const std::shared_ptr<HostPool>& host_pool() const { return host_pool_; }
+  /// The same pool, every buffer mapped: where a result that has no input buffer to reuse goes.
+  [[nodiscard]] const std::shared_ptr<SampleAllocator>& host_results() const {
+    return host_results_;
+  }
   /// Whether to run the schedules that suit a CPU (PoCL) rather than a GPU where an op has
   /// both: true on a CPU device. Tests flip it to run the other kind's schedules too.
   [[nodiscard]] bool cpu_schedules() const { return cpu_schedules_; }
@@ -79,6 +83,7 @@ class Runtime {
   std::atomic<bool> cpu_schedules_ = false;
   std::mutex mutex_;
   std::shared_ptr<HostPool> host_pool_;
+  std::shared_ptr<SampleAllocator> host_results_;
 };
 
 }  // namespace parfilter::opencl
