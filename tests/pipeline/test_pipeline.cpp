@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -53,9 +54,10 @@ class RecordingJobs : public BatchJobs {
     EXPECT_EQ(output.image.width(), kSide);
     std::this_thread::sleep_for(kStageWork);
     if (job == fail_save_) throw RuntimeError("job " + std::to_string(job) + ": cannot save");
+    release(job);  // the pipeline drops the job's images once save returns
   }
   void finished(std::size_t job, const JobOutcome& outcome) override {
-    hold(-1);
+    release(job);  // a job that failed before its save
     const std::scoped_lock lock(mutex_);
     order_.push_back(job);
     outcomes_.push_back(outcome);
@@ -68,7 +70,17 @@ class RecordingJobs : public BatchJobs {
   std::atomic<int> peak_{0};
 
  private:
-  /// Images between their load's start and their report: an upper bound of those held.
+  /// Once per job: its images are no longer held. Counted at the end of its save, before the
+  /// pipeline frees its slot (its report comes later, and a new load may start before it).
+  void release(std::size_t job) {
+    {
+      const std::scoped_lock lock(mutex_);
+      if (!released_.insert(job).second) return;
+    }
+    hold(-1);
+  }
+
+  /// Images between their load's start and their release: an upper bound of those held.
   void hold(int change) {
     const int now = held_ += change;
     int peak = peak_.load();
@@ -80,6 +92,7 @@ class RecordingJobs : public BatchJobs {
   std::size_t next_ = 0;
   std::atomic<int> held_{0};
   std::mutex mutex_;
+  std::set<std::size_t> released_;
 };
 
 std::vector<std::size_t> iota(std::size_t count) {
