@@ -217,7 +217,7 @@ class CudaBackend final : public Backend {
 
   void use_device() {
     ensure_device();
-    pinned_->mark_device_ready();  // the device is in use from here: pinning delays nothing
+    pinned_->mark_ready();  // the device is in use from here: pinning delays nothing
   }
 
   /// The device options_.device names: an index, or the first whose name contains it.
@@ -254,7 +254,7 @@ class CudaBackend final : public Backend {
       init_ = std::async(std::launch::async, [this] {
         ensure_device();
         CUDA_CHECK(cudaFree(nullptr));  // creates the context
-        pinned_->mark_device_ready();
+        pinned_->mark_ready();
       });
     });
   }

@@ -14,6 +14,7 @@
 #include "cl_device.hpp"
 #include "cl_runtime.hpp"
 #include "parfilter/backends/opencl.hpp"
+#include "parfilter/host_buffer_pool.hpp"
 #include "reference.hpp"
 #include "support/test_images.hpp"
 
@@ -105,9 +106,9 @@ TEST_F(OpenClChainTest, ChainsOnTheDeviceMatchTheReferenceStepByStep) {
             << chain_name(chain) << " " << size.width << "x" << size.height << " c" << channels;
         EXPECT_TRUE(times.upload_ms && times.download_ms && times.build_ms);
         if (!single.image.empty()) {  // read back into page-locked memory
-          const auto pool = std::dynamic_pointer_cast<opencl::HostPool>(backend.host_allocator());
+          const auto pool = std::dynamic_pointer_cast<HostBufferPool>(backend.host_allocator());
           ASSERT_NE(pool, nullptr);
-          EXPECT_TRUE(pool->is_mapped(single.image.data()));
+          EXPECT_TRUE(pool->is_locked(single.image.data()));
         }
         inputs.push_back(pooled_copy(backend, input));
       }
