@@ -38,8 +38,8 @@ if(NOT EXISTS ${prefix}/bin/parfilter-serial)
 endif()
 
 # ---- only public headers
-set(public_headers backend.hpp cli.hpp error.hpp histogram_output.hpp image.hpp image_io.hpp
-    op_set.hpp pipeline.hpp)
+set(public_headers backend.hpp cli.hpp error.hpp histogram_output.hpp host_buffer_pool.hpp image.hpp
+    image_io.hpp op_set.hpp pipeline.hpp)
 file(GLOB_RECURSE installed RELATIVE ${prefix}/include/parfilter ${prefix}/include/parfilter/*)
 foreach(header IN LISTS installed)
   if(header MATCHES "^backends/[a-z]+\\.hpp$")
