@@ -65,7 +65,7 @@ class Pipeline {
     callbacks.size_hint = jobs_.size_hint();
     callbacks.start_loads = [this] {
       std::unique_lock lock(mutex_);
-      while (active_ < limit_ && !exhausted_) start_one(lock);
+      top_up(lock);
     };
     return callbacks;
   }
@@ -81,10 +81,7 @@ class Pipeline {
   void discard() {
     std::unique_lock lock(mutex_);
     quiet_ = true;
-    changed_.wait(lock, [&] {
-      return std::none_of(window_.begin(), window_.end(),
-                          [](const Slot& slot) { return slot.state == SlotState::loading; });
-    });
+    wait_for_loads(lock);
     window_.clear();
     active_ = 0;
   }
@@ -94,10 +91,7 @@ class Pipeline {
   void abandon(const std::exception_ptr& failure) {
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] {
-        return std::none_of(window_.begin(), window_.end(),
-                            [](const Slot& slot) { return slot.state == SlotState::loading; });
-      });
+      wait_for_loads(lock);
       for (Slot& slot : window_) {
         if (slot.state == SlotState::loaded) finish(slot, failure, JobStage::compute);
       }
@@ -124,7 +118,7 @@ class Pipeline {
     const auto asked = Clock::now();
     std::unique_lock lock(mutex_);
     for (;;) {
-      while (active_ < limit_ && !exhausted_) start_one(lock);
+      top_up(lock);
       if (delivered_ < window_.size()) {
         Slot& slot = window_[delivered_];
         if (slot.state == SlotState::loaded) {
@@ -146,6 +140,19 @@ class Pipeline {
       }
       changed_.wait(lock);
     }
+  }
+
+  /// Starts loads (the lock held) while the window has room and jobs remain.
+  void top_up(std::unique_lock<std::mutex>& lock) {
+    while (active_ < limit_ && !exhausted_) start_one(lock);
+  }
+
+  /// Waits (the lock held) until no started load is still running.
+  void wait_for_loads(std::unique_lock<std::mutex>& lock) {
+    changed_.wait(lock, [&] {
+      return std::none_of(window_.begin(), window_.end(),
+                          [](const Slot& slot) { return slot.state == SlotState::loading; });
+    });
   }
 
   /// Asks for the next job (without the lock: it may wait on the network) and queues its load.
