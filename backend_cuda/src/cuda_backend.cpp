@@ -4,7 +4,10 @@
 // and a batch that overlaps one image's upload with the previous images' kernels and downloads
 // (one stream and workspace per image in flight).
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -15,6 +18,7 @@
 
 #include "cuda_op.hpp"
 #include "cuda_util.hpp"
+#include "host_while_starting.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
@@ -32,6 +36,8 @@ constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 /// Freed pinned image buffers kept for reuse: a batch's window of images, with room to spare.
 constexpr std::size_t kCachedPinnedBytes = std::size_t{2} << 30;
+/// The NVIDIA driver's control device: present wherever a CUDA device can be.
+constexpr const char* kNvidiaControlDevice = "/dev/nvidiactl";
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -164,11 +170,20 @@ class CudaBackend final : public Backend {
     if (init_.valid()) init_.wait();
   }
 
+  [[nodiscard]] bool start_still_running() const override {
+    return init_.valid() && !device_used_ &&
+           init_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  }
+
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
     const OpChain resolved = resolve_chain(*this, chain);
-    // The window's decodes start first and overlap the device's start; a missing device then
-    // ends the batch before it takes an input.
+    // The window's decodes start first and overlap the device's start, and the images decoded
+    // meanwhile run on the host's cores where the caller lends them; a missing device then ends
+    // the batch before it takes another input.
     if (callbacks.start_loads) callbacks.start_loads();
+    if (run_on_host_while_starting(resolved, callbacks, [this] { return device_started(); })) {
+      return;
+    }
     use_device();
     struct Slot {
       std::size_t index = 0;
@@ -216,6 +231,7 @@ class CudaBackend final : public Backend {
   }
 
   void use_device() {
+    device_used_ = true;
     ensure_device();
     pinned_->mark_ready();  // the device is in use from here: pinning delays nothing
   }
@@ -257,6 +273,27 @@ class CudaBackend final : public Backend {
         pinned_->mark_ready();
       });
     });
+  }
+
+  /// Whether a batch should wait for the device rather than run more inputs on the host: its
+  /// start has ended (well or not), the caller wants the device only or names one (--device:
+  /// a batch the host finished alone would never check that it exists), or this machine has
+  /// no NVIDIA driver at all (the start then fails at once, and the batch ends with the
+  /// device's one line whatever the timing).
+  bool device_started() {
+    if (options_.device_only || !options_.device.empty() || !nvidia_driver_loaded()) return true;
+    start_init();
+    return init_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+  /// Whether the NVIDIA kernel driver is loaded (its control device exists). Asked of the file
+  /// system, not of the CUDA runtime: a runtime call waits while cuInit runs on another thread.
+  static bool nvidia_driver_loaded() {
+    static const bool loaded = [] {
+      std::error_code unknown;  // an unreadable /dev counts as no driver
+      return std::filesystem::exists(kNvidiaControlDevice, unknown);
+    }();
+    return loaded;
   }
 
   /// Selects the device once; any thread may ask (the context's creation runs on its own).
@@ -378,7 +415,8 @@ class CudaBackend final : public Backend {
   std::mutex device_mutex_;
   int device_ = -1;
   std::once_flag init_started_;
-  std::future<void> init_;  ///< the driver's and the context's start (start_init)
+  std::future<void> init_;                 ///< the driver's and the context's start (start_init)
+  std::atomic<bool> device_used_ = false;  ///< a run needed the device (use_device)
   std::vector<std::unique_ptr<Workspace>> workspaces_;
 };
 

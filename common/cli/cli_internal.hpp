@@ -40,6 +40,7 @@ struct CliArgs {
   int threads = 0;
   std::string platform;
   std::string device;
+  bool device_only = false;
   std::string node_backend;
   std::string files_on;
   bool list_devices = false;

@@ -117,7 +117,11 @@ class SessionRunner final : public JobRunner {
     BatchOfJobs batch(*this, s_, jobs_);
     run_batch_pipeline(s_.backend, s_.chain, batch, pipeline_options());
     clear_progress();
-    info(batch_summary(jobs_.size(), batch.failures(), elapsed_ms(start)));
+    std::string summary = batch_summary(jobs_.size(), batch.failures(), elapsed_ms(start));
+    if (batch.on_host() > 0) {
+      summary += " (" + std::to_string(batch.on_host()) + " on the CPU while the device started)";
+    }
+    info(summary);
     return batch.exit_code();
   }
 
@@ -150,6 +154,7 @@ class SessionRunner final : public JobRunner {
         ++failures_;
         return;
       }
+      if (outcome.compute.on_host) ++on_host_;
       try {
         runner_.print(
             runner_.report(jobs_[job], reported_[job],
@@ -162,6 +167,7 @@ class SessionRunner final : public JobRunner {
     [[nodiscard]] std::size_t size_hint() const override { return jobs_.size(); }
     [[nodiscard]] int exit_code() const { return exit_code_; }
     [[nodiscard]] std::size_t failures() const { return failures_; }
+    [[nodiscard]] std::size_t on_host() const { return on_host_; }
 
    private:
     const SessionRunner& runner_;
@@ -173,6 +179,7 @@ class SessionRunner final : public JobRunner {
     std::size_t next_ = 0;
     int exit_code_ = kExitSuccess;
     std::size_t failures_ = 0;
+    std::size_t on_host_ = 0;  ///< images a device backend ran on the host's cores
   };
 
   using Clock = std::chrono::steady_clock;

@@ -109,6 +109,15 @@ RowRange block_range(int rows, int blocks, int index) {
   return {std::min(begin, rows), std::min(end, rows)};
 }
 
+void ParallelForScheduler::for_each_block(int rows, const std::function<void(RowRange, int)>& fn) {
+  if (rows <= 0) return;
+  const int blocks = std::min(blocks_, rows);
+  parallel_for_(static_cast<std::size_t>(blocks), [&](std::size_t index) {
+    const int block = static_cast<int>(index);
+    fn(block_range(rows, blocks, block), block);
+  });
+}
+
 std::vector<std::string> cpu_variants(Op op) {
   const auto variants = cpu_op(op).variants;
   return {variants.begin(), variants.end()};

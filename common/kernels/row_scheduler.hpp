@@ -3,8 +3,10 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 
 #include "parfilter/image.hpp"
+#include "parfilter/image_io.hpp"
 
 namespace parfilter {
 
@@ -34,6 +36,19 @@ class CallingThreadScheduler final : public RowScheduler {
   void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
     if (rows > 0) fn(RowRange{0, rows}, 0);
   }
+};
+
+/// Blocks spread by a ParallelFor: a borrowed pool of threads (a batch pipeline's workers).
+class ParallelForScheduler final : public RowScheduler {
+ public:
+  ParallelForScheduler(ParallelFor parallel_for, int blocks)
+      : parallel_for_(std::move(parallel_for)), blocks_(blocks < 1 ? 1 : blocks) {}
+  [[nodiscard]] int max_blocks() const override { return blocks_; }
+  void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override;
+
+ private:
+  ParallelFor parallel_for_;
+  int blocks_;
 };
 
 /// Splits [0, rows) into `blocks` contiguous near-equal ranges and returns range `index`.

@@ -67,23 +67,33 @@ class Pipeline {
       std::unique_lock lock(mutex_);
       top_up(lock);
     };
+    // A device backend computing on the host (its device still starting) shares the workers
+    // with the codecs: its pieces run first, on whichever workers are idle.
+    callbacks.host_parallel_for = context_.parallel_for;
+    callbacks.host_threads = pool_.workers() + 1;  // the backend's own thread takes a share
     return callbacks;
   }
 
-  /// Whether the backend took an input before it stopped.
-  [[nodiscard]] bool backend_started() {
+  /// Whether the batch stopped because next_job threw (not the backend itself).
+  [[nodiscard]] bool source_failed() {
     const std::scoped_lock lock(mutex_);
-    return taken_;
+    return source_failed_;
   }
 
-  /// After the backend stopped before it took any input (its device is missing): the loads
-  /// end unreported, as the batch ends with the backend's one error.
-  void discard() {
+  /// After the backend stopped with its own failure (a device that turned out missing, maybe
+  /// after it ran some inputs on the host's cores): the jobs it never took end unreported once
+  /// their loads are done, as the batch ends with the backend's one error; those it took
+  /// still finish and are reported.
+  void drop_untaken() {
     std::unique_lock lock(mutex_);
-    quiet_ = true;
+    exhausted_ = true;
     wait_for_loads(lock);
-    window_.clear();
-    active_ = 0;
+    const auto untaken = window_.begin() + static_cast<std::ptrdiff_t>(delivered_);
+    for (auto slot = untaken; slot != window_.end(); ++slot) {
+      if (slot->state != SlotState::finished) --active_;
+    }
+    window_.erase(untaken, window_.end());
+    changed_.notify_all();
   }
 
   /// After the backend stopped early (next_job threw): the jobs it will never take end with
@@ -125,7 +135,6 @@ class Pipeline {
           ++delivered_;
           slot.state = SlotState::computing;
           slot.delivered = Clock::now();
-          taken_ = true;
           if (trace_) trace_->record(slot.job, "wait", asked, slot.delivered);
           gated_ = compute_on_host_ && last_compute_ms_ >= pause_min_ms_;
           if (gated_) pool_.close_gate();
@@ -164,6 +173,7 @@ class Pipeline {
     } catch (...) {
       lock.lock();
       exhausted_ = true;
+      source_failed_ = true;
       throw;
     }
     lock.lock();
@@ -269,7 +279,7 @@ class Pipeline {
       Slot slot;
       {
         const std::scoped_lock lock(mutex_);
-        if (quiet_ || window_.empty() || window_.front().state != SlotState::finished) return;
+        if (window_.empty() || window_.front().state != SlotState::finished) return;
         slot = std::move(window_.front());
         window_.pop_front();
         if (delivered_ > 0) --delivered_;  // else a failed load that next() had not reached
@@ -292,8 +302,7 @@ class Pipeline {
   std::size_t delivered_ = 0;  // the window's first slots the backend has taken or skipped
   std::size_t active_ = 0;     // started jobs not yet finished
   bool exhausted_ = false;
-  bool taken_ = false;  // the backend took an input
-  bool quiet_ = false;  // discard(): nothing more is reported
+  bool source_failed_ = false;  // next_job threw
   StageContext context_;
   std::unique_ptr<pipeline::Trace> trace_ = pipeline::Trace::from_environment();
   pipeline::WorkerPool pool_;  // last: destroyed (joined) first
@@ -318,10 +327,10 @@ void run_batch_pipeline(Backend& backend, const OpChain& chain, BatchJobs& jobs,
     backend.run_batch(chain, pipeline.callbacks());
   } catch (...) {
     protocol_failure = std::current_exception();
-    if (pipeline.backend_started()) {
+    if (pipeline.source_failed()) {
       pipeline.abandon(protocol_failure);
     } else {
-      pipeline.discard();
+      pipeline.drop_untaken();
     }
   }
   pipeline.drain();

@@ -173,6 +173,7 @@ TEST_F(CliTest, OptionsTheBackendWouldIgnoreAreRefused) {
   expect_usage(run({"sobel", "--threads", "2", input.string(), output.string()}), "--threads");
   expect_usage(run({"sobel", "--device", "0", input.string(), output.string()}), "--device");
   expect_usage(run({"sobel", "--platform", "0", input.string(), output.string()}), "--platform");
+  expect_usage(run({"sobel", "--device-only", input.string(), output.string()}), "--device-only");
   EXPECT_FALSE(fs::exists(output));
 }
 

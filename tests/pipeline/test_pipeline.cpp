@@ -304,6 +304,36 @@ TEST(Pipeline, ABackendFailingBeforeItsFirstInputEndsTheBatchWithItsOneError) {
   EXPECT_GT(jobs.peak_.load(), 0);  // the loads had started
 }
 
+/// A device backend that runs its first inputs on the host while its device starts, then
+/// finds the device missing.
+class DeviceLostAfterTwoBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "device-lost"; }
+  [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
+  [[nodiscard]] Availability availability() const override { return {}; }
+  [[nodiscard]] bool computes_on_host() const override { return false; }
+  OpOutput run(Op, const ConstImageView&, const OpParams&, StageTimes*) override {
+    throw RuntimeError("no device");
+  }
+  void run_batch(const OpChain&, const BatchCallbacks& callbacks) override {
+    callbacks.start_loads();
+    for (int i = 0; i < 2; ++i) {
+      BatchInput input = *callbacks.next();
+      OpOutput output;
+      output.image = std::move(input.image);
+      callbacks.done(input.index, std::move(output), StageTimes{});
+    }
+    throw RuntimeError("no device");
+  }
+};
+
+TEST(Pipeline, ABackendFailingAfterSomeInputsReportsThoseAndDropsTheRest) {
+  DeviceLostAfterTwoBackend backend;
+  RecordingJobs jobs(10);
+  EXPECT_THROW(run_batch_pipeline(backend, kGaussian, jobs, {3, false}), RuntimeError);
+  EXPECT_EQ(jobs.order_, iota(2));
+}
+
 TEST(Pipeline, PARFILTER_TRACERecordsEveryStageOfEveryJob) {
   const std::filesystem::path trace =
       std::filesystem::temp_directory_path() / ("parfilter-trace-" + std::to_string(::getpid()));

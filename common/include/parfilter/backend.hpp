@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "parfilter/image.hpp"
+#include "parfilter/image_io.hpp"
 #include "parfilter/op_set.hpp"
 
 namespace parfilter {
@@ -32,6 +33,9 @@ struct StageTimes {
   /// Device backends that compile kernels: time spent building or loading programs in this
   /// run (0 when every program was already built in this process).
   std::optional<double> build_ms;
+  /// Device backends: the run went to the host's cores, as its device was still starting
+  /// (BatchCallbacks::host_parallel_for).
+  bool on_host = false;
 };
 
 /// The clock stage times are read from.
@@ -59,6 +63,9 @@ struct BackendOptions {
   /// Distributing backends (mpi): who opens a batch's files, "root", "every-rank" or "auto";
   /// empty = auto.
   std::string files_on{};
+  /// Device backends: run every image of a batch on the device, none on the host's cores while
+  /// the device starts (BatchCallbacks::host_parallel_for), as a study of the device wants.
+  bool device_only{};
 };
 
 /// One input of a batch, with its index in the batch.
@@ -82,8 +89,14 @@ struct BatchCallbacks {
   std::size_t size_hint = 0;
   /// Starts loading the first inputs without taking one, where the caller can (may be empty):
   /// a backend that must wait for its device first calls it before it waits. If the backend
-  /// then throws before it took any input, the batch ends with that one error.
+  /// then throws, the inputs it never took end unreported and the batch ends with that one
+  /// error.
   std::function<void()> start_loads;
+  /// The caller's threads, lent to a device backend whose device is still starting: it may run
+  /// the inputs that are ready on the host's cores meanwhile, spread by this over `host_threads`
+  /// threads (may be empty: it then waits for its device). The pipeline lends its codec workers.
+  ParallelFor host_parallel_for;
+  int host_threads = 0;
 };
 
 /// A BatchCallbacks::next over inputs 0 .. count - 1 from `load`, skipping those it gives no
@@ -110,6 +123,10 @@ class Backend {
   /// before they take an input, so the caller need not wait for availability() first. The
   /// default starts nothing and returns false.
   virtual bool start_in_background() { return false; }
+  /// Whether the start begun by start_in_background is still running, no run having needed the
+  /// device: a process whose work is done may then end without waiting for it (the executables
+  /// do, rather than wait for a GPU driver's start only to tear it down).
+  [[nodiscard]] virtual bool start_still_running() const { return false; }
   /// Worker threads the backend runs with (1 for serial and device backends).
   [[nodiscard]] virtual int threads() const { return 1; }
   /// The devices this backend can use, one per line, marking the one it would use

@@ -1,0 +1,24 @@
+// A device backend's batch while its device starts: the inputs that are ready run on the
+// host's cores, through the shared row kernels, instead of waiting for a GPU driver's start
+// (about 0.3 s, longer than a whole batch of light images on 16 cores).
+#pragma once
+
+#include <functional>
+
+#include "parfilter/backend.hpp"
+
+namespace parfilter {
+
+/// Takes inputs from callbacks.next and runs `chain` on each with the CPU backends' kernels
+/// (each op's default CPU variant: every variant gives the same bytes), spread by
+/// callbacks.host_parallel_for, until device_ready() says the device can take over or an
+/// image took the host longer than a heavy op's budget (50 ms: the device is then left the
+/// rest, rather than wait for the host's next image once it is ready). Results
+/// go to callbacks.done with StageTimes::on_host set, failures to callbacks.failed.
+/// Returns true when the batch ended on the host (callbacks.next gave nullopt); false when the
+/// device should run the rest, or at once when the caller lent no threads
+/// (host_parallel_for empty).
+bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& callbacks,
+                                const std::function<bool()>& device_ready);
+
+}  // namespace parfilter
