@@ -10,11 +10,13 @@
 namespace parfilter {
 
 /// Takes inputs from callbacks.next and runs `chain` on each with the CPU backends' kernels
-/// (each op's default CPU variant: every variant gives the same bytes), spread by
-/// callbacks.host_parallel_for, until device_ready() says the device can take over or an
-/// image took the host longer than a heavy op's budget (50 ms: the device is then left the
-/// rest, rather than wait for the host's next image once it is ready). Results
-/// go to callbacks.done with StageTimes::on_host set, failures to callbacks.failed.
+/// (each op's default CPU variant: every variant gives the same bytes), on the threads lent by
+/// callbacks.host_parallel_for, until device_ready() says the device can take over. The first
+/// input runs over every thread; light ops then run in rounds of one image per thread (holding
+/// up to host_threads inputs), heavy ones one at a time over every thread until one takes over
+/// 50 ms (the device is then left the rest, rather than wait for the host's next image once it
+/// is ready). Results go to callbacks.done with StageTimes::on_host set, failures to
+/// callbacks.failed.
 /// Returns true when the batch ended on the host (callbacks.next gave nullopt); false when the
 /// device should run the rest, or at once when the caller lent no threads
 /// (host_parallel_for empty).

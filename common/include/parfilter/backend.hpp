@@ -94,7 +94,8 @@ struct BatchCallbacks {
   std::function<void()> start_loads;
   /// The caller's threads, lent to a device backend whose device is still starting: it may run
   /// the inputs that are ready on the host's cores meanwhile, spread by this over `host_threads`
-  /// threads (may be empty: it then waits for its device). The pipeline lends its codec workers.
+  /// threads, holding up to host_threads inputs at once (may be empty: it then waits for its
+  /// device). The pipeline lends its codec workers, and its window has room for that many.
   ParallelFor host_parallel_for;
   int host_threads = 0;
 };
