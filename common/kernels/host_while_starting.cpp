@@ -2,12 +2,14 @@
 // over every lent thread and times the chain; if one image per thread then stays within a
 // round's budget (light ops), the next inputs run in rounds of one image per thread, side by
 // side, as the CPU backends run a batch; otherwise (heavy ops) each runs over every thread,
-// and the host stops after an image over its budget, leaving the rest to the device.
+// and the host stops after an image over its budget, leaving the rest to the device. Results
+// are reported as each is done, so within a round in any order.
 #include "host_while_starting.hpp"
 
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -101,11 +103,15 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
         round.push_back({std::move(*input), {}, {}, {}});
       }
       if (round.empty()) return true;
+      // Each image is reported as soon as it is done, so its encode starts at once; the
+      // callbacks are called one at a time.
+      std::mutex reporting;
       callbacks.host_parallel_for(round.size(), [&](std::size_t i) {
         CallingThreadScheduler one_thread;
         share.run(one_thread, round[i]);
+        const std::scoped_lock lock(reporting);
+        share.report(round[i]);
       });
-      for (HostItem& item : round) share.report(item);
       if (round.size() < static_cast<std::size_t>(threads)) return true;  // next gave nullopt
     }
     return false;

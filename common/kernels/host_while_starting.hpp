@@ -16,7 +16,8 @@ namespace parfilter {
 /// up to host_threads inputs), heavy ones one at a time over every thread until one takes over
 /// 50 ms (the device is then left the rest, rather than wait for the host's next image once it
 /// is ready). Results go to callbacks.done with StageTimes::on_host set, failures to
-/// callbacks.failed.
+/// callbacks.failed, each as soon as it is done (in any order, one call at a time, from the
+/// lent threads too).
 /// Returns true when the batch ended on the host (callbacks.next gave nullopt); false when the
 /// device should run the rest, or at once when the caller lent no threads
 /// (host_parallel_for empty).
