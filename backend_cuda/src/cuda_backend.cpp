@@ -4,6 +4,7 @@
 // and a batch that overlaps one image's upload with the previous images' kernels and downloads
 // (one stream and workspace per image in flight).
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
@@ -169,8 +170,10 @@ class CudaBackend final : public Backend {
     if (init_.valid()) init_.wait();
   }
 
-  /// Once the driver was started: its context's teardown takes about 100 ms after a batch.
-  [[nodiscard]] bool exit_without_teardown() const override { return init_.valid(); }
+  [[nodiscard]] bool start_still_running() const override {
+    return init_.valid() && !device_used_ &&
+           init_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  }
 
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
     const OpChain resolved = resolve_chain(*this, chain);
@@ -228,6 +231,7 @@ class CudaBackend final : public Backend {
   }
 
   void use_device() {
+    device_used_ = true;
     ensure_device();
     pinned_->mark_ready();  // the device is in use from here: pinning delays nothing
   }
@@ -411,7 +415,8 @@ class CudaBackend final : public Backend {
   std::mutex device_mutex_;
   int device_ = -1;
   std::once_flag init_started_;
-  std::future<void> init_;  ///< the driver's and the context's start (start_init)
+  std::future<void> init_;                 ///< the driver's and the context's start (start_init)
+  std::atomic<bool> device_used_ = false;  ///< a run needed the device (use_device)
   std::vector<std::unique_ptr<Workspace>> workspaces_;
 };
 

@@ -322,10 +322,10 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
   const Session session{std::move(chain), args, *backend, reporter, batch};
   const auto runner = cli_detail::make_job_runner(session, parsed.jobs, options);
   const int exit_code = driver ? driver(*runner) : runner->run_in_turn();
-  if (ending == Ending::end_process_early && backend->exit_without_teardown()) {
-    // Every output is written and closed; what is left is a GPU context's teardown (or the
-    // rest of a driver's start that a batch finished on the host never needed), which the
-    // operating system does at exit anyway.
+  if (ending == Ending::end_process_early && backend->start_still_running()) {
+    // Every output is written and closed; the device's start (a GPU driver's, begun in the
+    // background) is all that is left, and waiting for it only to tear it down would cost
+    // more than the batch that ran on the host meanwhile.
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);

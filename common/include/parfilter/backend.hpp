@@ -124,11 +124,10 @@ class Backend {
   /// before they take an input, so the caller need not wait for availability() first. The
   /// default starts nothing and returns false.
   virtual bool start_in_background() { return false; }
-  /// Whether a process done with this backend should end without destroying it: a GPU
-  /// context's teardown (or the end of a driver start still under way) takes 40-115 ms, and the
-  /// operating system frees it all at exit anyway. The executables then end with std::_Exit
-  /// once every output is written and closed.
-  [[nodiscard]] virtual bool exit_without_teardown() const { return false; }
+  /// Whether the start begun by start_in_background is still running, no run having needed the
+  /// device: a process whose work is done may then end without waiting for it (the executables
+  /// do, rather than wait for a GPU driver's start only to tear it down).
+  [[nodiscard]] virtual bool start_still_running() const { return false; }
   /// Worker threads the backend runs with (1 for serial and device backends).
   [[nodiscard]] virtual int threads() const { return 1; }
   /// The devices this backend can use, one per line, marking the one it would use

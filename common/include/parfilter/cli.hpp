@@ -17,9 +17,9 @@ inline constexpr int kExitBadInput = 2;  ///< bad usage or bad input
 int cli_main(int argc, const char* const* argv, std::string_view backend_name,
              BackendFactory factory);
 
-/// cli_main for an executable's main(): once the jobs are done, where the backend asks for it
-/// (Backend::exit_without_teardown: a GPU context), the process ends at once (std::_Exit, its
-/// streams flushed) instead of returning and destroying the backend.
+/// cli_main for an executable's main(): when the jobs are done while the backend's device is
+/// still starting (Backend::start_still_running: a batch ran on the host's cores meanwhile),
+/// the process ends at once (std::_Exit, its streams flushed) instead of returning.
 int executable_main(int argc, const char* const* argv, std::string_view backend_name,
                     BackendFactory factory);
 
