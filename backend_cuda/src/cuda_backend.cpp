@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
-#include <filesystem>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -36,8 +35,6 @@ constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 /// Freed pinned image buffers kept for reuse: a batch's window of images, with room to spare.
 constexpr std::size_t kCachedPinnedBytes = std::size_t{2} << 30;
-/// The NVIDIA driver's control device: present wherever a CUDA device can be.
-constexpr const char* kNvidiaControlDevice = "/dev/nvidiactl";
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
@@ -277,23 +274,15 @@ class CudaBackend final : public Backend {
 
   /// Whether a batch should wait for the device rather than run more inputs on the host: its
   /// start has ended (well or not), the caller wants the device only or names one (--device:
-  /// a batch the host finished alone would never check that it exists), or this machine has
-  /// no NVIDIA driver at all (the start then fails at once, and the batch ends with the
-  /// device's one line whatever the timing).
+  /// a batch the host finished alone would never check that it exists), or no device looks
+  /// visible (no driver, CUDA_VISIBLE_DEVICES= ...: the batch then ends with the device's one
+  /// line, never with outputs the host made while a missing device was still being found).
   bool device_started() {
-    if (options_.device_only || !options_.device.empty() || !nvidia_driver_loaded()) return true;
+    if (options_.device_only || !options_.device.empty() || !cuda::device_looks_visible()) {
+      return true;
+    }
     start_init();
     return init_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-  }
-
-  /// Whether the NVIDIA kernel driver is loaded (its control device exists). Asked of the file
-  /// system, not of the CUDA runtime: a runtime call waits while cuInit runs on another thread.
-  static bool nvidia_driver_loaded() {
-    static const bool loaded = [] {
-      std::error_code unknown;  // an unreadable /dev counts as no driver
-      return std::filesystem::exists(kNvidiaControlDevice, unknown);
-    }();
-    return loaded;
   }
 
   /// Selects the device once; any thread may ask (the context's creation runs on its own).

@@ -1,8 +1,69 @@
 #include "cuda_util.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+
 #include "parfilter/error.hpp"
 
 namespace parfilter::cuda {
+namespace {
+
+constexpr const char* kDeviceDirectory = "/dev";
+constexpr const char* kControlNode = "nvidiactl";
+constexpr std::string_view kDeviceNodePrefix = "nvidia";  ///< then the device's number
+constexpr std::string_view kUuidPrefixes[] = {"GPU-", "MIG-"};
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(),
+                                      [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+/// The NVIDIA device nodes (/dev/nvidia0, /dev/nvidia1, ...), or 0 without the control node.
+int device_nodes() {
+  namespace fs = std::filesystem;
+  std::error_code unreadable;  // an unreadable /dev counts as no device
+  if (!fs::exists(fs::path(kDeviceDirectory) / kControlNode, unreadable)) return 0;
+  int nodes = 0;
+  for (fs::directory_iterator entry(kDeviceDirectory, unreadable), end; !unreadable && entry != end;
+       entry.increment(unreadable)) {
+    const std::string name = entry->path().filename().string();
+    if (name.starts_with(kDeviceNodePrefix) &&
+        all_digits(std::string_view(name).substr(kDeviceNodePrefix.size()))) {
+      ++nodes;
+    }
+  }
+  return nodes;
+}
+
+bool first_visible_entry_valid(std::string_view list, int nodes) {
+  std::string_view first = list.substr(0, list.find(','));
+  while (!first.empty() && std::isspace(static_cast<unsigned char>(first.front())) != 0) {
+    first.remove_prefix(1);
+  }
+  for (const std::string_view prefix : kUuidPrefixes) {
+    if (first.starts_with(prefix)) return true;
+  }
+  constexpr std::size_t kMostDigits = 9;  // beyond any device count, and within stoul's range
+  return all_digits(first) && first.size() <= kMostDigits &&
+         std::stoul(std::string(first)) < static_cast<unsigned long>(nodes);
+}
+
+}  // namespace
+
+bool device_looks_visible() {
+  static const bool visible = [] {
+    const int nodes = device_nodes();
+    if (nodes == 0) return false;
+    const char* list = std::getenv("CUDA_VISIBLE_DEVICES");
+    return list == nullptr || first_visible_entry_valid(list, nodes);
+  }();
+  return visible;
+}
 
 void check(cudaError_t status, const char* call) {
   if (status == cudaSuccess) return;

@@ -20,6 +20,12 @@ void check(cudaError_t status, const char* call);
 /// an earlier kernel).
 void check_launch(const char* kernel);
 
+/// Whether a CUDA device looks visible to this process, judged without the CUDA runtime (whose
+/// first call waits for the driver's start, 0.3 s): the NVIDIA driver's control node and a
+/// device node exist, and CUDA_VISIBLE_DEVICES, where set, names a device first (the runtime
+/// shows none when its first entry is empty or invalid). Asked once.
+[[nodiscard]] bool device_looks_visible();
+
 }  // namespace parfilter::cuda
 
 /// Checks a CUDA runtime call: CUDA_CHECK(cudaMemcpyAsync(...)).
