@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ThreadSanitizer run of parfilter's own threads: a TSan build of the core, the serial and
 # pthread backends and the test programs that drive them (the pthread pool's scheduler tests
-# and its part of the cross-backend suite, the batch pipeline's tests, the parallel PNG
-# encoder through the I/O tests), run with halt_on_error so that any report fails.
+# and its part of the cross-backend suite, the batch pipeline's tests, a batch's images side
+# by side and on lent threads, the parallel PNG encoder through the I/O tests), run with
+# halt_on_error so that any report fails.
 #
 # This build also leaves out libspng and libjpeg-turbo (PARFILTER_WITH_SPNG=OFF,
 # PARFILTER_WITH_LIBJPEG_TURBO=OFF): CI thereby builds and tests the stb_image decoders as a
@@ -34,7 +35,7 @@ fi
 echo "tsan.sh: cmake ${configure_args[*]}"
 cmake "${configure_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs" --target test_row_schedulers test_cross_backend \
-  test_pipeline test_io
+  test_pipeline test_cpu_batch test_io
 
 export TSAN_OPTIONS="halt_on_error=1 abort_on_error=0 exitcode=66 second_deadlock_stack=1${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 # TSan in GCC 12 cannot map its shadow memory with the address randomization of newer kernels
@@ -46,6 +47,8 @@ fi
 tests="$build_dir/tests"
 "${run[@]}" "$tests/test_row_schedulers" --gtest_brief=1
 "${run[@]}" "$tests/test_pipeline" --gtest_brief=1
+# Images side by side on a CPU backend's threads; a device batch's images on lent threads.
+"${run[@]}" "$tests/test_cpu_batch" --gtest_brief=1
 "${run[@]}" "$tests/test_io" --gtest_brief=1  # the stb fallback; the banded encoder's threads
 # The pthread cases with workers (2, 3 and 7 threads; 1 thread has none) on the synthetic
 # shapes, down to 1 row and fewer rows than threads. Left out: the data/ images and the
