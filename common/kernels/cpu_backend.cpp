@@ -67,27 +67,14 @@ class CpuBackend final : public Backend {
                     const OpParams& resolved, StageTimes* times) {
     const auto start = std::chrono::steady_clock::now();
     OpOutput output = run_cpu_op(scheduler, op, input, resolved, outputs_);
-    const auto stop = std::chrono::steady_clock::now();
-    if (times != nullptr) {
-      times->compute_ms = elapsed_ms(start, stop);
-    }
+    if (times != nullptr) times->compute_ms = elapsed_ms(start);
     return output;
   }
 
   /// A resolved chain's steps in turn on `scheduler`, each reading the previous one's image.
   OpOutput run_steps(RowScheduler& scheduler, const OpChain& resolved, const ConstImageView& input,
                      StageTimes& times) {
-    OpOutput output;
-    times = {};
-    for (std::size_t i = 0; i < resolved.size(); ++i) {
-      StageTimes step;
-      OpOutput next =
-          timed_op(scheduler, resolved[i].op, i == 0 ? input : ConstImageView(output.image.view()),
-                   resolved[i].params, &step);
-      add_stage_times(times, step);
-      output = std::move(next);
-    }
-    return output;
+    return run_cpu_chain(scheduler, resolved, input, times, outputs_);
   }
 
   std::string name_;
@@ -138,6 +125,24 @@ OpOutput run_cpu_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
   const CpuOpContext context{scheduler, outputs};
   return defined.single_pass != nullptr ? run_single_pass(context, op, input, resolved)
                                         : defined.run(context, input, resolved);
+}
+
+OpOutput run_cpu_chain(RowScheduler& scheduler, const OpChain& resolved,
+                       const ConstImageView& input, StageTimes& times,
+                       const std::shared_ptr<SampleAllocator>& outputs) {
+  OpOutput output;
+  times = {};
+  for (std::size_t i = 0; i < resolved.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    OpOutput next =
+        run_cpu_op(scheduler, resolved[i].op, i == 0 ? input : ConstImageView(output.image.view()),
+                   resolved[i].params, outputs);
+    StageTimes step;
+    step.compute_ms = elapsed_ms(start);
+    add_stage_times(times, step);
+    output = std::move(next);
+  }
+  return output;
 }
 
 std::unique_ptr<Backend> make_cpu_backend(std::string name, std::unique_ptr<RowScheduler> scheduler,

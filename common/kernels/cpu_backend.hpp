@@ -21,6 +21,12 @@ namespace parfilter {
                                   const OpParams& params,
                                   const std::shared_ptr<SampleAllocator>& outputs = {});
 
+/// Runs a resolved chain's steps in turn on `scheduler`, each reading the previous one's image,
+/// and returns the last one's output; `times` sums the steps' compute times.
+[[nodiscard]] OpOutput run_cpu_chain(RowScheduler& scheduler, const OpChain& resolved,
+                                     const ConstImageView& input, StageTimes& times,
+                                     const std::shared_ptr<SampleAllocator>& outputs = {});
+
 /// A Backend over a scheduler: what serial, pthread and OpenMP each register.
 /// `takes_threads`: whether BackendOptions::threads sets its worker count (not so for serial).
 [[nodiscard]] std::unique_ptr<Backend> make_cpu_backend(std::string name,

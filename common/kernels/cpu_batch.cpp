@@ -16,17 +16,9 @@
 #include <vector>
 
 namespace parfilter {
-namespace {
+namespace {}  // namespace
 
-/// One input and what became of it.
-struct Item {
-  BatchInput input;
-  OpOutput output;
-  StageTimes times;
-  std::exception_ptr failure;
-};
-
-void run_item(RowScheduler& scheduler, Item& item, const ChainOnScheduler& run) {
+void run_item(RowScheduler& scheduler, BatchItem& item, const ChainOnScheduler& run) {
   try {
     item.output = run(scheduler, item.input.image.view(), item.times);
   } catch (...) {
@@ -35,13 +27,15 @@ void run_item(RowScheduler& scheduler, Item& item, const ChainOnScheduler& run) 
   item.input.image = Image{};  // its memory back before the encode
 }
 
-void report(const BatchCallbacks& callbacks, Item& item) {
+void report_item(const BatchCallbacks& callbacks, BatchItem& item) {
   if (item.failure) {
     callbacks.failed(item.input.index, item.failure);
   } else {
     callbacks.done(item.input.index, std::move(item.output), item.times);
   }
 }
+
+namespace {
 
 class SideBySide {
  public:
@@ -71,14 +65,14 @@ class SideBySide {
   /// Reports the finished images, then asks for the next input (the lock released meanwhile).
   void call_back(std::unique_lock<std::mutex>& lock) {
     calling_ = true;
-    std::vector<Item> finished;
+    std::vector<BatchItem> finished;
     finished.swap(finished_);
     const bool ask = !exhausted_ && held_ < most_held_;
     lock.unlock();
     std::optional<BatchInput> input;
     std::exception_ptr failure;
     try {
-      for (Item& item : finished) report(callbacks_, item);
+      for (BatchItem& item : finished) report_item(callbacks_, item);
       if (ask) input = callbacks_.next();
     } catch (...) {
       failure = std::current_exception();
@@ -97,7 +91,7 @@ class SideBySide {
   }
 
   void compute(std::unique_lock<std::mutex>& lock) {
-    Item item = std::move(todo_.front());
+    BatchItem item = std::move(todo_.front());
     todo_.pop_front();
     lock.unlock();
     CallingThreadScheduler one_thread;
@@ -112,8 +106,8 @@ class SideBySide {
   const std::size_t most_held_;  // inputs taken and not yet reported, at most
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Item> todo_;
-  std::vector<Item> finished_;
+  std::deque<BatchItem> todo_;
+  std::vector<BatchItem> finished_;
   std::size_t held_ = 0;
   bool calling_ = false;  // a thread is in the callbacks
   bool exhausted_ = false;
@@ -127,9 +121,9 @@ void run_images_side_by_side(RowScheduler& scheduler, const BatchCallbacks& call
   const int blocks = scheduler.max_blocks();
   if (blocks < 2 || callbacks.size_hint < static_cast<std::size_t>(blocks)) {
     while (std::optional<BatchInput> input = callbacks.next()) {
-      Item item{std::move(*input), {}, {}, {}};
+      BatchItem item{std::move(*input), {}, {}, {}};
       run_item(scheduler, item, run);
-      report(callbacks, item);
+      report_item(callbacks, item);
     }
     return;
   }

@@ -1,6 +1,7 @@
 // Internal to the CPU backends: how a threaded one runs a batch (Backend::run_batch).
 #pragma once
 
+#include <exception>
 #include <functional>
 
 #include "parfilter/backend.hpp"
@@ -11,6 +12,20 @@ namespace parfilter {
 /// Runs one image through the chain on `scheduler`, filling its stage times.
 using ChainOnScheduler =
     std::function<OpOutput(RowScheduler& scheduler, const ConstImageView& input, StageTimes&)>;
+
+/// One input of a batch and what became of it.
+struct BatchItem {
+  BatchInput input;
+  OpOutput output;
+  StageTimes times;
+  std::exception_ptr failure;
+};
+
+/// Runs the chain on item.input (a failure is kept in item.failure), then frees the input.
+void run_item(RowScheduler& scheduler, BatchItem& item, const ChainOnScheduler& run);
+
+/// Hands item's result or failure to the callbacks.
+void report_item(const BatchCallbacks& callbacks, BatchItem& item);
 
 /// A batch on a threaded CPU backend. When the batch has at least as many images as
 /// `scheduler` has blocks (BatchCallbacks::size_hint), the images run side by side, one per

@@ -7,7 +7,6 @@
 #include "host_while_starting.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +15,7 @@
 
 #include "buffer_pool.hpp"
 #include "cpu_backend.hpp"
+#include "cpu_batch.hpp"
 
 namespace parfilter {
 namespace {
@@ -31,52 +31,24 @@ constexpr double kRoundBudgetMs = 300.0;
 /// the device would finish far sooner (a heavy op) must not hold back its take-over as long.
 constexpr double kHostImageBudgetMs = 50.0;
 
-/// One input and what became of it.
-struct HostItem {
-  BatchInput input;
-  OpOutput output;
-  StageTimes times;
-  std::exception_ptr failure;
-};
-
+/// The chain on one input, with the CPU backends' kernels: each op's default CPU variant.
 class HostShare {
  public:
-  HostShare(const OpChain& chain, const BatchCallbacks& callbacks)
-      : chain_(chain), callbacks_(callbacks) {
+  explicit HostShare(const OpChain& chain) : chain_(chain) {
     for (OpStep& step : chain_) step.params.variant.clear();  // the device's variant names
   }
 
   /// Runs `item` on `scheduler`; returns its compute time.
-  double run(RowScheduler& scheduler, HostItem& item) {
-    const auto start = StageClock::now();
-    try {
-      OpOutput output;
-      for (std::size_t i = 0; i < chain_.size(); ++i) {
-        const ConstImageView input =
-            i == 0 ? ConstImageView(item.input.image.view()) : ConstImageView(output.image.view());
-        output = run_cpu_op(scheduler, chain_[i].op, input, chain_[i].params, outputs_);
-      }
-      item.output = std::move(output);
-    } catch (...) {
-      item.failure = std::current_exception();
-    }
-    item.input.image = Image{};  // its memory back before the encode
-    item.times.compute_ms = elapsed_ms(start);
+  double run(RowScheduler& scheduler, BatchItem& item) {
+    run_item(scheduler, item, [&](RowScheduler& s, const ConstImageView& input, StageTimes& t) {
+      return run_cpu_chain(s, chain_, input, t, outputs_);
+    });
     item.times.on_host = true;
     return item.times.compute_ms;
   }
 
-  void report(HostItem& item) const {
-    if (item.failure) {
-      callbacks_.failed(item.input.index, item.failure);
-    } else {
-      callbacks_.done(item.input.index, std::move(item.output), item.times);
-    }
-  }
-
  private:
   OpChain chain_;
-  const BatchCallbacks& callbacks_;
   std::shared_ptr<BufferPool> outputs_ = make_buffer_pool();
 };
 
@@ -86,17 +58,17 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
                                 const std::function<bool()>& device_ready) {
   if (!callbacks.host_parallel_for || device_ready()) return false;
   const int threads = std::max(callbacks.host_threads, 1);
-  HostShare share(chain, callbacks);
+  HostShare share(chain);
   ParallelForScheduler every_thread(callbacks.host_parallel_for, threads);
   std::optional<BatchInput> first = callbacks.next();
   if (!first) return true;
-  HostItem calibration{std::move(*first), {}, {}, {}};
+  BatchItem calibration{std::move(*first), {}, {}, {}};
   const double first_ms = share.run(every_thread, calibration);
-  share.report(calibration);
+  report_item(callbacks, calibration);
 
   if (first_ms * threads <= kRoundBudgetMs) {
     while (!device_ready()) {
-      std::vector<HostItem> round;
+      std::vector<BatchItem> round;
       while (round.size() < static_cast<std::size_t>(threads)) {
         std::optional<BatchInput> input = callbacks.next();
         if (!input) break;
@@ -110,7 +82,7 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
         CallingThreadScheduler one_thread;
         share.run(one_thread, round[i]);
         const std::scoped_lock lock(reporting);
-        share.report(round[i]);
+        report_item(callbacks, round[i]);
       });
       if (round.size() < static_cast<std::size_t>(threads)) return true;  // next gave nullopt
     }
@@ -120,9 +92,9 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
   while (last_ms < kHostImageBudgetMs && !device_ready()) {
     std::optional<BatchInput> input = callbacks.next();
     if (!input) return true;
-    HostItem item{std::move(*input), {}, {}, {}};
+    BatchItem item{std::move(*input), {}, {}, {}};
     last_ms = share.run(every_thread, item);
-    share.report(item);
+    report_item(callbacks, item);
   }
   return false;
 }
