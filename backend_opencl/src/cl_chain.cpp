@@ -71,7 +71,8 @@ PendingImage start_chain(Lane& lane, const OpChain& chain, const ConstImageView&
     pending.histogram = std::move(result.histogram);
     pending.threshold = result.threshold;
     if (const DeviceImage& out = result.image; out.buffer()) {
-      if (owned != nullptr && owned->allocator() == lane.host_pool()) {
+      // An input in the pool's page-locked memory (whoever handed it out) takes the result.
+      if (owned != nullptr && !owned->empty() && lane.host_pool()->is_locked(owned->data())) {
         pending.output = std::move(*owned).reuse_as(out.width(), out.height(), out.channels());
       }
       if (pending.output.empty()) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <sstream>
 
@@ -11,6 +13,8 @@ namespace parfilter::opencl {
 namespace {
 
 constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+/// Where the ICD loaders (ocl-icd, Khronos) look for the drivers' .icd files by default.
+constexpr std::string_view kVendorsDir = "/etc/OpenCL/vendors";
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -153,6 +157,33 @@ std::size_t candidate_count(const DeviceList& list, std::string_view platform) {
     return (list.devices[d].type & CL_DEVICE_TYPE_GPU) != 0;
   });
   return gpus > 0 ? static_cast<std::size_t>(gpus) : candidates.size();
+}
+
+bool drivers_look_registered() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  // OCL_ICD_FILENAMES: driver libraries, ':'-separated (a bare name is dlopen's to find).
+  if (const char* names = std::getenv("OCL_ICD_FILENAMES"); names != nullptr) {
+    std::string_view rest(names);
+    while (!rest.empty()) {
+      const std::string_view name = rest.substr(0, rest.find(':'));
+      rest.remove_prefix(std::min(rest.size(), name.size() + 1));
+      if (!name.empty() && (name.find('/') == std::string_view::npos ||
+                            fs::is_regular_file(fs::path(name), error))) {
+        return true;
+      }
+    }
+  }
+  // OCL_ICD_VENDORS (else the default): a directory of .icd files, or one such file.
+  const char* vendors = std::getenv("OCL_ICD_VENDORS");
+  const fs::path where(vendors != nullptr && *vendors != '\0' ? std::string_view(vendors)
+                                                              : kVendorsDir);
+  if (fs::is_regular_file(where, error)) return true;
+  fs::directory_iterator entry(where, error);
+  for (; !error && entry != fs::directory_iterator(); entry.increment(error)) {
+    if (entry->path().extension() == ".icd") return true;
+  }
+  return false;
 }
 
 DeviceList enumerate_devices() {

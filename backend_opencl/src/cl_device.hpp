@@ -71,6 +71,11 @@ struct DeviceChoice {
 /// else every device.
 [[nodiscard]] std::size_t candidate_count(const DeviceList& list, std::string_view platform);
 
+/// Whether an OpenCL driver looks registered with the ICD loader, judged without the loader
+/// (its first call starts every driver, about 0.3 s for a GPU's): a .icd file in
+/// /etc/OpenCL/vendors, or OCL_ICD_VENDORS or OCL_ICD_FILENAMES set.
+[[nodiscard]] bool drivers_look_registered();
+
 /// Every platform and device of this machine (an empty list when the ICD loader finds none).
 [[nodiscard]] DeviceList enumerate_devices();
 

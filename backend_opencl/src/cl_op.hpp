@@ -13,8 +13,10 @@ namespace parfilter::opencl {
 
 struct ClOp {
   std::string_view name;  ///< the op's name (op_set.hpp), and its file's stem
-  /// The variants, the default first; a CPU device (PoCL) lists first the schedules that suit it.
-  std::vector<std::string> (*variants)(bool cpu_device) = nullptr;
+  /// The variants, the default first. They do not depend on the device, so a chain is checked
+  /// while the device is still being found; a "default" that differs between GPUs and CPU
+  /// devices (PoCL) picks its schedule when it runs (Lane::cpu_schedules).
+  std::vector<std::string> (*variants)() = nullptr;
   /// `op` (params.variant resolved to `variant`) on `input`, enqueued on `lane`'s queue. An op
   /// with a host step (histogram, equalize, otsu, segment) waits for the queue there.
   DeviceResult (*run)(Lane& lane, const DeviceImage& input, const OpParams& params,

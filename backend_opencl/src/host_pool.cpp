@@ -40,4 +40,49 @@ void HostPool::unlock(void* p, std::size_t /*bytes*/) noexcept {
   (void)clFinish(queue_.get());
 }
 
+void PoolOnceAttached::attach(const std::shared_ptr<HostPool>& pool) {
+  const std::scoped_lock lock(mutex_);
+  if (!pool_) pool_ = pool;
+}
+
+void* PoolOnceAttached::allocate(std::size_t bytes) {
+  std::shared_ptr<HostPool> pool;
+  {
+    const std::scoped_lock lock(mutex_);
+    pool = pool_;
+  }
+  if (pool) return pool->allocate(bytes);
+  void* p = ::operator new(bytes);
+  try {
+    const std::scoped_lock lock(mutex_);
+    ordinary_.insert(p);
+  } catch (...) {
+    ::operator delete(p);
+    throw;
+  }
+  return p;
+}
+
+bool PoolOnceAttached::is_locked(const void* p) {
+  std::shared_ptr<HostPool> pool;
+  {
+    const std::scoped_lock lock(mutex_);
+    pool = pool_;
+  }
+  return pool && pool->is_locked(p);
+}
+
+void PoolOnceAttached::deallocate(void* p, std::size_t bytes) noexcept {
+  std::shared_ptr<HostPool> pool;
+  {
+    const std::scoped_lock lock(mutex_);
+    if (ordinary_.erase(p) > 0) {
+      ::operator delete(p);
+      return;
+    }
+    pool = pool_;
+  }
+  if (pool) pool->deallocate(p, bytes);
+}
+
 }  // namespace parfilter::opencl

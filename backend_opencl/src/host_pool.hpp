@@ -7,7 +7,9 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 
 #include "cl_api.hpp"
 #include "parfilter/host_buffer_pool.hpp"
@@ -30,6 +32,29 @@ class HostPool final : public HostBufferPool {
   Queue queue_;  // its own: maps and unmaps never wait behind the runtime's kernels
   std::mutex mutex_;
   std::map<void*, Buffer> buffers_;  // the mapped buffer of every pointer handed out
+};
+
+/// The backend's allocator for a batch's inputs, which exists before its device does (the
+/// device is found while the first inputs are decoded): ordinary memory until attach() names
+/// the device's pool, that pool's buffers after.
+class PoolOnceAttached final : public SampleAllocator {
+ public:
+  PoolOnceAttached() = default;
+  PoolOnceAttached(const PoolOnceAttached&) = delete;
+  PoolOnceAttached& operator=(const PoolOnceAttached&) = delete;
+  ~PoolOnceAttached() override = default;
+
+  /// From now on, allocations come from `pool` (the first call wins).
+  void attach(const std::shared_ptr<HostPool>& pool);
+  [[nodiscard]] void* allocate(std::size_t bytes) override;
+  void deallocate(void* p, std::size_t bytes) noexcept override;
+  /// Whether `p` starts one of the attached pool's page-locked buffers.
+  [[nodiscard]] bool is_locked(const void* p);
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<HostPool> pool_;
+  std::set<void*> ordinary_;  // handed out before attach()
 };
 
 }  // namespace parfilter::opencl

@@ -1,8 +1,11 @@
-// The OpenCL backend: device choice at creation, the device's shared runtime on first run,
-// chains on the device (cl_chain.cpp) on lanes of its own, and batches that keep several
-// images in flight on several lanes, so that one image's upload, kernels and download overlap
-// the others'.
+// The OpenCL backend: the device found and its runtime made on another thread while the inputs
+// are read, chains on the device (cl_chain.cpp) on lanes of its own, and batches that run their
+// first images on the host's cores while the device starts, then keep several images in flight
+// on several lanes, so that one image's upload, kernels and download overlap the others'.
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +16,8 @@
 #include "cl_device.hpp"
 #include "cl_lane.hpp"
 #include "cl_op.hpp"
+#include "host_pool.hpp"
+#include "host_while_starting.hpp"
 #include "parfilter/backends/opencl.hpp"
 #include "parfilter/error.hpp"
 
@@ -73,37 +78,50 @@ class LanePool {
 class OpenClBackend final : public Backend {
  public:
   explicit OpenClBackend(const BackendOptions& options)
-      : request_(opencl::device_request(options,
-                                        std::getenv(std::string(opencl::kDeviceEnvVar).c_str()))) {
-    try {
-      devices_ = opencl::enumerate_devices();
-      choice_ = opencl::choose_device(devices_, request_);
-    } catch (const std::exception& e) {
-      choice_ = {std::nullopt, e.what()};  // a broken driver: say so where a device would be
-    }
-  }
+      : device_only_(options.device_only),
+        request_(opencl::device_request(options,
+                                        std::getenv(std::string(opencl::kDeviceEnvVar).c_str()))) {}
 
   [[nodiscard]] std::string_view name() const override { return "opencl"; }
   [[nodiscard]] std::vector<std::string> variants(Op op) const override {
-    const bool cpu =
-        choice_.device && (devices_.devices[*choice_.device].type & CL_DEVICE_TYPE_CPU) != 0;
-    return opencl::cl_op(op).variants(cpu);
+    return opencl::cl_op(op).variants();
   }
   [[nodiscard]] Availability availability() const override {
-    return {choice_.device.has_value(), choice_.reason};
+    const Probe& found = probe();
+    return {found.choice.device.has_value(), found.choice.reason};
   }
   [[nodiscard]] std::string describe_devices() const override {
-    return opencl::describe(devices_, request_, choice_);
+    const Probe& found = probe();
+    return opencl::describe(found.devices, request_, found.choice);
   }
   [[nodiscard]] bool computes_on_host() const override { return false; }
   [[nodiscard]] bool takes_device() const override { return true; }
   [[nodiscard]] int device_count() const override {
-    return static_cast<int>(opencl::candidate_count(devices_, request_.platform));
+    return static_cast<int>(opencl::candidate_count(probe().devices, request_.platform));
   }
   [[nodiscard]] std::size_t batch_depth() const override { return kBatchLanes; }
+
+  /// The drivers' start (the loader's first call, about 0.3 s with a GPU's driver) and the
+  /// context's overlap the command line's reading of its inputs.
+  bool start_in_background() override {
+    start();
+    return true;
+  }
+  [[nodiscard]] bool start_still_running() const override {
+    return start_.valid() && !device_used_ &&
+           start_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  }
+  /// Also starts the device as start_in_background does; inputs allocated before it is ready
+  /// are ordinary memory, which the driver stages.
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
-    if (!choice_.device) return nullptr;
-    return Runtime::of(devices_.devices[*choice_.device].id).host_pool();
+    start();
+    return inputs_;
+  }
+
+  OpenClBackend(const OpenClBackend&) = delete;
+  OpenClBackend& operator=(const OpenClBackend&) = delete;
+  ~OpenClBackend() override {
+    if (start_.valid()) start_.wait();
   }
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
@@ -114,26 +132,32 @@ class OpenClBackend final : public Backend {
   /// The whole chain on the device: one upload, every step's kernels, one download.
   OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
                      StageTimes* times) override {
-    const OpChain resolved = resolve(chain);
-    const LanePool::Lease lane = lanes_.lease(runtime());
+    const OpChain resolved = resolve_chain(*this, chain);
+    Runtime& rt = use_device();
+    const LanePool::Lease lane = lanes_.lease(rt);
     PendingImage pending = opencl::start_chain(*lane, resolved, input);
     return opencl::finish_chain(*lane, pending, times);
   }
 
-  /// Image i is enqueued on lane i mod kBatchLanes once that lane's previous image (i -
-  /// kBatchLanes) is retired, so the device uploads one image while it computes and downloads the
-  /// ones before.
+  /// While the device starts, the inputs decoded meanwhile run on the host's cores where the
+  /// caller lends them. Then image i is enqueued on lane i mod kBatchLanes once that lane's
+  /// previous image (i - kBatchLanes) is retired, so the device uploads one image while it
+  /// computes and downloads the ones before.
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
-    const OpChain resolved = resolve(chain);
+    const OpChain resolved = resolve_chain(*this, chain);
+    if (callbacks.start_loads) callbacks.start_loads();
+    if (run_on_host_while_starting(resolved, callbacks, [this] { return device_started(); })) {
+      return;
+    }
+    Runtime& rt = use_device();
     struct Slot {
       std::size_t index = 0;
       std::optional<PendingImage> pending;
       LanePool::Lease lane;  // declared last: its queue drains before `pending` is released
     };
     std::vector<Slot> slots;
-    for (std::size_t s = 0; s < kBatchLanes; ++s) {
-      slots.push_back({0, std::nullopt, lanes_.lease(runtime())});
-    }
+    for (std::size_t s = 0; s < kBatchLanes; ++s)
+      slots.push_back({0, std::nullopt, lanes_.lease(rt)});
     const auto retire = [&](Slot& slot) {
       if (!slot.pending) return;
       PendingImage pending = std::move(*slot.pending);
@@ -164,18 +188,75 @@ class OpenClBackend final : public Backend {
   }
 
  private:
-  OpChain resolve(const OpChain& chain) const {
-    OpChain resolved = resolve_chain(*this, chain);
-    if (!choice_.device) throw RuntimeError(choice_.reason);
-    return resolved;
-  }
-  [[nodiscard]] Runtime& runtime() const {
-    return Runtime::of(devices_.devices[*choice_.device].id);
+  /// This machine's platforms and devices, and the one chosen.
+  struct Probe {
+    opencl::DeviceList devices;
+    opencl::DeviceChoice choice;
+  };
+
+  /// Enumerates once (the loader's first call starts every registered driver); any thread may
+  /// ask, and waits for a probe in progress.
+  [[nodiscard]] const Probe& probe() const {
+    std::call_once(probed_, [this] {
+      try {
+        probe_.devices = opencl::enumerate_devices();
+        probe_.choice = opencl::choose_device(probe_.devices, request_);
+      } catch (const std::exception& e) {
+        probe_.choice = {std::nullopt,
+                         e.what()};  // a broken driver: say so where a device would be
+      }
+    });
+    return probe_;
   }
 
+  /// The chosen device's runtime (its context, queues and programs), made once.
+  [[nodiscard]] Runtime& runtime() const {
+    const Probe& found = probe();
+    if (!found.choice.device) throw RuntimeError(found.choice.reason);
+    Runtime& rt = Runtime::of(found.devices.devices[*found.choice.device].id);
+    inputs_->attach(rt.host_pool());
+    return rt;
+  }
+
+  /// Probes and makes the runtime on another thread, once. A failure there is left for
+  /// runtime() to meet again and report, on the thread that needs the device.
+  void start() {
+    std::call_once(start_begun_, [this] {
+      start_ = std::async(std::launch::async, [this] {
+        try {
+          (void)runtime();
+        } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): reported by runtime()
+        }
+      });
+    });
+  }
+
+  Runtime& use_device() {
+    device_used_ = true;
+    return runtime();
+  }
+
+  /// Whether a batch should wait for the device rather than run more inputs on the host: its
+  /// start has ended (well or not), the caller wants the device only or names one (a batch the
+  /// host finished alone would never check that it exists), or no driver looks registered (the
+  /// batch then ends with the one line, never with outputs the host made meanwhile).
+  bool device_started() {
+    if (device_only_ || !request_.platform.empty() || !request_.device.empty() ||
+        !opencl::drivers_look_registered()) {
+      return true;
+    }
+    start();
+    return start_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+  bool device_only_;
   opencl::DeviceRequest request_;
-  opencl::DeviceList devices_;
-  opencl::DeviceChoice choice_;
+  mutable std::once_flag probed_;
+  mutable Probe probe_;
+  std::shared_ptr<opencl::PoolOnceAttached> inputs_ = std::make_shared<opencl::PoolOnceAttached>();
+  std::once_flag start_begun_;
+  std::future<void> start_;
+  std::atomic<bool> device_used_{false};
   LanePool lanes_;
 };
 

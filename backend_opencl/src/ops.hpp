@@ -40,10 +40,16 @@ inline constexpr std::string_view kMorphImage2d = "image2d";
 inline constexpr std::string_view kMorphColumns = "columns";
 inline constexpr std::string_view kMorphVhgw = "vhgw";
 
+/// `variant`, or for "default" the schedule that suits the lane's device: `on_cpu` on a CPU
+/// device (PoCL), `on_gpu` on any other.
+[[nodiscard]] std::string_view device_schedule(const Lane& rt, std::string_view variant,
+                                               std::string_view on_cpu, std::string_view on_gpu);
+/// The histogram op's schedule for `variant` ("default": by device).
+[[nodiscard]] std::string_view histogram_schedule(const Lane& rt, std::string_view variant);
 /// The variants of an op with one kernel schedule, on any device.
-[[nodiscard]] std::vector<std::string> default_variant_only(bool cpu_device);
+[[nodiscard]] std::vector<std::string> default_variant_only();
 /// The morphology ops' variants (erode, dilate, open, close), on any device.
-[[nodiscard]] std::vector<std::string> morphology_variants(bool cpu_device);
+[[nodiscard]] std::vector<std::string> morphology_variants();
 
 /// The work-group shape of the 2-D kernels, and of the tiled ones (TILE_W x TILE_H).
 inline constexpr Range kTile{16, 16};

@@ -63,11 +63,15 @@ std::vector<std::string> variant_list(std::initializer_list<std::string_view> na
   return {names.begin(), names.end()};
 }
 
-std::vector<std::string> default_variant_only(bool /*cpu_device*/) {
-  return variant_list({kDefaultVariant});
+std::string_view device_schedule(const Lane& rt, std::string_view variant, std::string_view on_cpu,
+                                 std::string_view on_gpu) {
+  if (variant != kDefaultVariant) return variant;
+  return rt.cpu_schedules() ? on_cpu : on_gpu;
 }
 
-std::vector<std::string> morphology_variants(bool /*cpu_device*/) {
+std::vector<std::string> default_variant_only() { return variant_list({kDefaultVariant}); }
+
+std::vector<std::string> morphology_variants() {
   return variant_list(
       {kMorphDefault, kMorphColumns, kMorphVector, kMorphNaive, kMorphImage2d, kMorphVhgw});
 }

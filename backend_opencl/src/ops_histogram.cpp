@@ -13,7 +13,7 @@ constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kSegmentProgram = "segment";
 /// The histogram schedule the ops built on histograms use: the histogram op's default.
 std::string_view internal_histogram(const Lane& rt) {
-  return rt.cpu_schedules() ? kHistogramTwoKernel : kHistogramLocalAtomics;
+  return histogram_schedule(rt, kDefaultVariant);
 }
 /// segment_adaptive_workgroup: work-group size (it must divide the 256 bins) and the shortest run
 /// of pixels a group walks; a run is at least as long as the window, so that filling the first
@@ -40,6 +40,11 @@ Shape shape_of(const DeviceImage& input) {
 }
 
 }  // namespace
+
+std::string_view histogram_schedule(const Lane& rt, std::string_view variant) {
+  // Atomics are cheap in GPU local memory, a locked bus cycle on CPUs.
+  return device_schedule(rt, variant, kHistogramTwoKernel, kHistogramLocalAtomics);
+}
 
 std::vector<HistogramBins> run_histogram(Lane& rt, const DeviceImage& input, const OpParams& params,
                                          std::string_view variant) {

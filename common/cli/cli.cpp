@@ -129,9 +129,9 @@ void add_options(CLI::App& app, CliArgs& args) {
   app.add_option("--device", args.device,
                  "device backends: device index or name substring (see --list-devices)");
   app.add_flag("--device-only", args.device_only,
-               "device backends: every image of a batch on the device, as opencl always does; "
-               "cuda by default (unless --device is given) runs the images decoded while its "
-               "GPU starts (about 0.3 s) on the CPU cores meanwhile");
+               "device backends: every image of a batch on the device; by default (unless a "
+               "device is named) the images decoded while the device starts (about 0.3 s for "
+               "a GPU) run on the CPU cores meanwhile");
   app.add_option("--node-backend", args.node_backend,
                  "mpi: the backend each rank computes with (serial, pthread, openmp, cuda, "
                  "opencl; default: the CPU kernels on --threads OpenMP threads)");

@@ -4,16 +4,14 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants(bool cpu_device) {
-  // Atomics are cheap in GPU local memory, a locked bus cycle on CPUs.
-  return cpu_device ? variant_list({kHistogramTwoKernel, kHistogramLocalAtomics})
-                    : variant_list({kHistogramLocalAtomics, kHistogramTwoKernel});
+std::vector<std::string> variants() {
+  return variant_list({kDefaultVariant, kHistogramLocalAtomics, kHistogramTwoKernel});
 }
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
   DeviceResult result;
-  result.histogram = run_histogram(lane, input, params, variant);
+  result.histogram = run_histogram(lane, input, params, histogram_schedule(lane, variant));
   return result;
 }
 

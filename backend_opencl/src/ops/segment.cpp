@@ -5,15 +5,15 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants(bool cpu_device) {
-  // --adaptive's schedule: barriers are cheap on GPUs, costly on CPUs.
-  return cpu_device ? variant_list({kSegmentPrivate, kSegmentWorkgroup})
-                    : variant_list({kSegmentWorkgroup, kSegmentPrivate});
+std::vector<std::string> variants() {
+  return variant_list({kDefaultVariant, kSegmentWorkgroup, kSegmentPrivate});
 }
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
-  return run_thresholding(lane, Op::segment, input, params, variant);
+  // --adaptive's schedule: barriers are cheap on GPUs, costly on CPUs.
+  return run_thresholding(lane, Op::segment, input, params,
+                          device_schedule(lane, variant, kSegmentPrivate, kSegmentWorkgroup));
 }
 
 }  // namespace

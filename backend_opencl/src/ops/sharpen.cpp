@@ -4,7 +4,7 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants(bool /*cpu_device*/) {
+std::vector<std::string> variants() {
   return variant_list({kSharpenVector, kSharpenNaive, kSharpenLocal});
 }
 
