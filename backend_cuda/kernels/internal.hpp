@@ -30,4 +30,10 @@ bool launch_morphology_vhgw_tile(MorphOp op, const DeviceImage& in, const Device
 bool launch_morphology_small_rect(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                                   const MorphRect& rect, bool combine, cudaStream_t stream);
 
+/// An element of nested rows (ellipse, cross: rows dy and -dy alike, each covering the rows
+/// farther from the anchor) up to 15 rows and 31 columns, both passes in one kernel; false when
+/// the element does not qualify (the caller then runs its rectangles).
+bool launch_morphology_levels(MorphOp op, const DeviceImage& in, const DeviceImage& out,
+                              const MorphSpans& spans, cudaStream_t stream);
+
 }  // namespace parfilter::cuda

@@ -167,6 +167,10 @@ void run_morphology(MorphVariant variant, const DeviceImage& in, const DeviceIma
     CUDA_CHECK_LAUNCH("morph_naive_kernel");
     return;
   }
+  if (variant == MorphVariant::vhgw && rects.size() > 1 &&
+      launch_morphology_levels(Op, in, out, spans, stream)) {
+    return;
+  }
   bool combine = false;
   for (const MorphRect& rect : rects) {
     if (variant == MorphVariant::vhgw &&

@@ -167,10 +167,14 @@ TEST(CudaBackend, AdaptiveSegment) {
 
 TEST(CudaBackend, Morphology) {
   SKIP_WITHOUT_GPU();
-  const std::vector<SeSpec> elements = {{SeShape::rect, 1, 1},    {SeShape::rect, 3, 3},
-                                        {SeShape::rect, 4, 2},    {SeShape::rect, 31, 31},
-                                        {SeShape::cross, 5, 3},   {SeShape::ellipse, 7, 5},
-                                        {SeShape::ellipse, 21, 9}};
+  // Square ellipses and crosses take morphology_levels.cu (radius 1 to 7); other ellipses,
+  // even sizes and 17 x 17 their rectangles.
+  const std::vector<SeSpec> elements = {
+      {SeShape::rect, 1, 1},      {SeShape::rect, 3, 3},     {SeShape::rect, 4, 2},
+      {SeShape::rect, 31, 31},    {SeShape::cross, 5, 3},    {SeShape::ellipse, 7, 5},
+      {SeShape::ellipse, 21, 9},  {SeShape::ellipse, 3, 3},  {SeShape::ellipse, 9, 9},
+      {SeShape::ellipse, 15, 15}, {SeShape::cross, 5, 5},    {SeShape::cross, 15, 15},
+      {SeShape::ellipse, 6, 6},   {SeShape::ellipse, 17, 17}};
   for (const SeSpec& se : elements) {
     for (const Op op : {Op::erode, Op::dilate}) {
       OpParams p;

@@ -184,11 +184,13 @@ std::vector<Row> run_ours(Buffers& b, const DeviceImage& in, cudaStream_t stream
           side > 3 && v == MorphVariant::naive ? 3 : 21);
     }
   }
-  const SeSpec ellipse{SeShape::ellipse, 15, 15};
-  time("erode ellipse 15x15", "vhgw", rgba2, [&] {
-    launch_morphology(MorphVariant::vhgw, MorphOp::erode, in, out, scratch,
-                      morphology_rects(ellipse), morphology_spans(ellipse), stream);
-  });
+  for (const SeSpec& se : {SeSpec{SeShape::ellipse, 15, 15}, SeSpec{SeShape::ellipse, 7, 7},
+                           SeSpec{SeShape::cross, 15, 15}, SeSpec{SeShape::ellipse, 31, 15}}) {
+    time("erode " + to_string(se), "vhgw", rgba2, [&] {
+      launch_morphology(MorphVariant::vhgw, MorphOp::erode, in, out, scratch, morphology_rects(se),
+                        morphology_spans(se), stream);
+    });
+  }
   const DeviceImage pooled = device_image(b.spare, in.width / 2, in.height / 2, kRgba);
   time("pool", "default", kRgba * px * 1.25, [&] { launch_pool(in, pooled, stream); });
   return rows;
