@@ -51,21 +51,6 @@ __host__ __device__ constexpr int reach(int m) {
   }
 }
 
-template <MorphOp Op>
-struct LaneExtrema {
-  __device__ static __forceinline__ std::uint32_t of2(std::uint32_t a, std::uint32_t b) {
-    return SplitMorph<Op>::combine1(a, b);
-  }
-  __device__ static __forceinline__ std::uint32_t of3(std::uint32_t a, std::uint32_t b,
-                                                      std::uint32_t c) {
-    if constexpr (Op == MorphOp::erode) {
-      return __vimin3_u16x2(a, b, c);
-    } else {
-      return __vimax3_u16x2(a, b, c);
-    }
-  }
-};
-
 /// A pixel's extremum over one span, as its two halves.
 struct Halves {
   std::uint32_t low;
@@ -78,15 +63,15 @@ struct Halves {
 template <Shape S, int M, int Level, MorphOp Op>
 __device__ __forceinline__ void widen_from(const std::uint32_t* row, std::uint32_t low,
                                            std::uint32_t high, Halves (&at)[M + 1]) {
-  using E = LaneExtrema<Op>;
+  using E = SplitMorph<Op>;
   constexpr int kFrom = reach<S, M>(Level + 1);
   constexpr int kTo = reach<S, M>(Level);
 #pragma unroll
   for (int c = kFrom; c < kTo; ++c) {
     const std::uint32_t a = row[-c - 1];
     const std::uint32_t b = row[c + 1];
-    high = E::of3(high, a, b);
-    low = E::of3(low, low_half(a), low_half(b));
+    high = E::combine3(high, a, b);
+    low = E::combine3(low, low_half(a), low_half(b));
   }
   at[Level] = {low, high};
   if constexpr (Level > 0) widen_from<S, M, Level - 1, Op>(row, low, high, at);
@@ -111,7 +96,7 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kLine = kThreads + 2 * kReach;
   constexpr int kWordsPerRow = (kLine + kThreads - 1) / kThreads;
   constexpr std::uint32_t kNeutral = Morph<Op>::kNeutral;
-  using E = LaneExtrema<Op>;
+  using E = SplitMorph<Op>;
   __shared__ std::uint32_t tile[kChunk][kLine];
   const int tid = static_cast<int>(threadIdx.x);
   const int x0 = static_cast<int>(blockIdx.x) * kThreads;
@@ -127,7 +112,7 @@ __global__ void __launch_bounds__(kThreads)
   // outputs r + d of row r = r0 + s sit in slots (s + d) mod kRing.
   const auto slot = [](int s, int d) { return ((s + d) % kRing + kRing) % kRing; };
   const auto fold = [&](int k, const Halves& v) {
-    acc[k] = {E::of2(acc[k].low, v.low), E::of2(acc[k].high, v.high)};
+    acc[k] = {E::combine1(acc[k].low, v.low), E::combine1(acc[k].high, v.high)};
   };
   const auto emit = [&](int k, int y) {
     if (y >= y0 && x < in.width) {
@@ -191,7 +176,7 @@ __global__ void __launch_bounds__(kThreads)
         const Halves& a = first[d < 0 ? -d : d];
         const Halves& b = second[d > 1 ? d - 1 : 1 - d];
         const int k = slot(s, d);
-        acc[k] = {E::of3(acc[k].low, a.low, b.low), E::of3(acc[k].high, a.high, b.high)};
+        acc[k] = {E::combine3(acc[k].low, a.low, b.low), E::combine3(acc[k].high, a.high, b.high)};
       }
       emit(slot(s, 1 - M), r + 1 - M);
     }

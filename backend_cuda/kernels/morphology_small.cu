@@ -162,23 +162,15 @@ constexpr unsigned int kRbHigh = 0x2000U;     ///< byte 0 into byte 1, byte 2 in
 constexpr unsigned int kRbAlpha = 0x7371U;    ///< R, B from the high bytes, alpha from a pixel
 constexpr unsigned int kRgbaFinal = 0x3250U;  ///< G (second word's byte 1) into byte 1
 
-/// Extrema of 16-bit lanes, three values at once (VIMNMX3, one instruction on sm_90).
+/// Extrema of 16-bit lanes, two or three values at once (SplitMorph's).
 template <MorphOp Op>
 struct LaneMorph {
   __device__ static __forceinline__ std::uint32_t of2(std::uint32_t a, std::uint32_t b) {
-    if constexpr (Op == MorphOp::erode) {
-      return __vminu2(a, b);
-    } else {
-      return __vmaxu2(a, b);
-    }
+    return SplitMorph<Op>::combine1(a, b);
   }
   __device__ static __forceinline__ std::uint32_t of3(std::uint32_t a, std::uint32_t b,
                                                       std::uint32_t c) {
-    if constexpr (Op == MorphOp::erode) {
-      return __vimin3_u16x2(a, b, c);
-    } else {
-      return __vimax3_u16x2(a, b, c);
-    }
+    return SplitMorph<Op>::combine3(a, b, c);
   }
   /// The extremum of v[0 .. N).
   template <int N>
