@@ -30,9 +30,8 @@ bool launch_morphology_vhgw_tile(MorphOp op, const DeviceImage& in, const Device
 bool launch_morphology_small_rect(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                                   const MorphRect& rect, bool combine, cudaStream_t stream);
 
-/// An element of nested rows (ellipse, cross: rows dy and -dy alike, each covering the rows
-/// farther from the anchor) up to 15 rows and 31 columns, both passes in one kernel; false when
-/// the element does not qualify (the caller then runs its rectangles).
+/// A square ellipse or cross from 3 x 3 to 15 x 15, both passes in one kernel
+/// (morphology_levels.cu); false for any other element (the caller then runs its rectangles).
 bool launch_morphology_levels(MorphOp op, const DeviceImage& in, const DeviceImage& out,
                               const MorphSpans& spans, cudaStream_t stream);
 

@@ -16,9 +16,6 @@
 //
 // Extrema work on the two halves of a pixel word in 16-bit lanes (morphology_common.cuh). The
 // spans are compile-time constants (straight-line code); other elements take the rectangles.
-#include <optional>
-#include <type_traits>
-
 #include "internal.hpp"
 #include "morphology_common.cuh"
 

@@ -156,8 +156,9 @@ class OpenClBackend final : public Backend {
       LanePool::Lease lane;  // declared last: its queue drains before `pending` is released
     };
     std::vector<Slot> slots;
-    for (std::size_t s = 0; s < kBatchLanes; ++s)
+    for (std::size_t s = 0; s < kBatchLanes; ++s) {
       slots.push_back({0, std::nullopt, lanes_.lease(rt)});
+    }
     const auto retire = [&](Slot& slot) {
       if (!slot.pending) return;
       PendingImage pending = std::move(*slot.pending);
