@@ -7,12 +7,19 @@ namespace {
 constexpr const char* kScalar = "SCALAR";
 }  // namespace
 
-int luma_row(const std::uint8_t*, std::uint8_t*, int, int, detail::LumaWeights) { return 0; }
-std::ptrdiff_t threshold_row(const std::uint8_t*, std::uint8_t*, std::ptrdiff_t, int) { return 0; }
-std::ptrdiff_t lut_row(const std::uint8_t*, std::uint8_t*, std::ptrdiff_t, const std::uint8_t*) {
+int luma_row(const std::uint8_t*, std::uint8_t*, int, int, detail::LumaWeights, RowStore) {
   return 0;
 }
-int pool_row(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, int, int) { return 0; }
+std::ptrdiff_t threshold_row(const std::uint8_t*, std::uint8_t*, std::ptrdiff_t, int, RowStore) {
+  return 0;
+}
+std::ptrdiff_t lut_row(const std::uint8_t*, std::uint8_t*, std::ptrdiff_t, const std::uint8_t*,
+                       RowStore) {
+  return 0;
+}
+int pool_row(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, int, int, RowStore) {
+  return 0;
+}
 int copy_alpha_row(const std::uint8_t*, std::uint8_t*, int) { return 0; }
 int equalize_row(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*, std::uint8_t*, int,
                  int) {
@@ -23,22 +30,23 @@ std::ptrdiff_t gaussian_row(const std::uint8_t*, std::uint16_t*, std::ptrdiff_t 
   return begin;
 }
 std::ptrdiff_t gaussian_column(const std::uint16_t* const*, std::uint8_t*, std::ptrdiff_t,
-                               GaussianTaps) {
+                               GaussianTaps, RowStore) {
   return 0;
 }
 std::ptrdiff_t sharpen_row(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*,
-                           std::uint8_t*, std::ptrdiff_t begin, std::ptrdiff_t, int) {
+                           std::uint8_t*, std::ptrdiff_t begin, std::ptrdiff_t, int, RowStore) {
   return begin;
 }
 int sobel_row(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*, std::uint8_t*,
-              int begin, int, SobelOutput) {
+              int begin, int, SobelOutput, RowStore) {
   return begin;
 }
-std::size_t combine(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t, MorphOp) {
+std::size_t combine(const std::uint8_t*, const std::uint8_t*, std::uint8_t*, std::size_t, MorphOp,
+                    RowStore) {
   return 0;
 }
 std::size_t combine3(const std::uint8_t*, const std::uint8_t*, const std::uint8_t*, std::uint8_t*,
-                     std::size_t, MorphOp) {
+                     std::size_t, MorphOp, RowStore) {
   return 0;
 }
 
