@@ -25,6 +25,50 @@ __kernel void histogram_local_atomics(__global const uchar* src, uint count, int
   }
 }
 
+// local atomics on a plane (stride 1, offset a multiple of 16): each item counts 16 samples
+// per load, into the sub-histogram of its run of SUB_ITEMS items (a warp on NVIDIA), so that
+// only items of one run contend on a bin. The work-group has at most MAX_SUBS runs.
+#define SUB_ITEMS 32
+#define MAX_SUBS 8
+#define SAMPLES_PER_LOAD 16
+
+inline void count_word(__local uint* hist, uint w) {
+  atomic_inc(&hist[w & 0xFF]);
+  atomic_inc(&hist[(w >> 8) & 0xFF]);
+  atomic_inc(&hist[(w >> 16) & 0xFF]);
+  atomic_inc(&hist[w >> 24]);
+}
+
+__kernel void histogram_plane_atomics(__global const uchar* src, uint count, ulong offset,
+                                      __global uint* hist) {
+  __local uint sub[MAX_SUBS * BINS];
+  const int lid = get_local_id(0);
+  const int group = get_local_size(0);
+  const int subs = (group + SUB_ITEMS - 1) / SUB_ITEMS;
+  for (int b = lid; b < subs * BINS; b += group) sub[b] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __local uint* mine = sub + (lid / SUB_ITEMS) * BINS;
+  __global const uint4* loads = (__global const uint4*)(src + offset);
+  const uint full_loads = count / SAMPLES_PER_LOAD;
+  const uint step = get_global_size(0);
+  for (uint i = get_global_id(0); i < full_loads; i += step) {
+    const uint4 w = loads[i];
+    count_word(mine, w.x);
+    count_word(mine, w.y);
+    count_word(mine, w.z);
+    count_word(mine, w.w);
+  }
+  if (get_global_id(0) == 0) {
+    for (uint i = full_loads * SAMPLES_PER_LOAD; i < count; ++i) atomic_inc(&mine[src[offset + i]]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int b = lid; b < BINS; b += group) {
+    uint total = 0;
+    for (int k = 0; k < subs; ++k) total += sub[k * BINS + b];
+    if (total != 0) atomic_add(&hist[b], total);
+  }
+}
+
 // two kernels, no atomics: every work item counts its share into its own sub-histogram
 // (sub + gid * BINS, no other item touches it)... The share is grid-strided (neighbouring
 // items read neighbouring samples: coalesced on a GPU) or, with `contiguous`, one block of

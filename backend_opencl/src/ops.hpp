@@ -59,6 +59,8 @@ inline constexpr int kStripRows = 16;
 inline constexpr std::size_t kVectorLanes = 16;
 /// Work-group size of the 1-D kernels.
 inline constexpr std::size_t kGroup1d = 256;
+/// The flat point kernels' work items (point.cl): one per quad of four pixels.
+[[nodiscard]] Range quad_range(std::uint64_t pixels);
 
 [[nodiscard]] std::size_t image_bytes(int width, int height, int channels);
 /// An image on the device: width x height pixels of `channels` samples, rows packed.

@@ -15,12 +15,18 @@ constexpr std::string_view kPointProgram = "point";
 constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
 /// local-atomics: work-groups per compute unit, enough to hide memory latency.
 constexpr std::size_t kHistogramGroupsPerUnit = 8;
+/// local-atomics on a plane: samples per load (histogram_plane_atomics); its work-groups hold
+/// at most 8 sub-histograms of 32 items, so kGroup1d must stay within 256.
+constexpr std::uint64_t kSamplesPerPlaneLoad = 16;
+constexpr std::size_t kMaxPlaneAtomicsGroup = 256;
+static_assert(kGroup1d <= kMaxPlaneAtomicsGroup, "histogram_plane_atomics has 8 sub-histograms");
 /// two-kernel: work items per sub-histogram group; on a GPU one sub-histogram (1 KiB) per
 /// kSamplesPerSubHistogram samples, at most kMaxSubHistograms; on a CPU a few per core.
 constexpr std::size_t kSubHistogramGroup = 64;
 constexpr std::size_t kMaxSubHistograms = 16384;
 constexpr std::size_t kSamplesPerSubHistogram = 256;
 constexpr std::size_t kCpuSubHistogramsPerUnit = 4;
+constexpr std::uint64_t kQuadPixels = 4;
 
 std::size_t ceil_div(std::uint64_t n, std::uint64_t d) {
   return static_cast<std::size_t>((n + d - 1) / d);
@@ -45,6 +51,12 @@ void add_chunk_histogram(Lane& rt, const Buffer& buffer, cl_uint count, cl_int s
            stride, offset, sub, static_cast<cl_int>(cpu ? 1 : 0));
     rt.run(kHistogramProgram, "histogram_reduce", none, {kHistogramBins, 1}, {kHistogramBins, 1},
            sub, static_cast<cl_uint>(subs), hist);
+  } else if (stride == 1 && offset % kSamplesPerPlaneLoad == 0) {
+    rt.zero(hist, bins_bytes, "histogram");
+    const std::size_t groups = std::min(ceil_div(ceil_div(count, kSamplesPerPlaneLoad), kGroup1d),
+                                        rt.compute_units() * kHistogramGroupsPerUnit);
+    rt.run(kHistogramProgram, "histogram_plane_atomics", none, {groups * kGroup1d, 1},
+           {kGroup1d, 1}, buffer, count, offset, hist);
   } else {
     rt.zero(hist, bins_bytes, "histogram");
     const std::size_t groups =
@@ -88,12 +100,14 @@ Defines image_defines(int channels) {
   return d;
 }
 
+Range quad_range(std::uint64_t pixels) { return {ceil_div(pixels, kQuadPixels), 1}; }
+
 Buffer gray_plane(Lane& rt, const Buffer& image, int width, int height, int channels) {
   if (channels == 1) return image;
   Buffer gray = rt.buffer(image_bytes(width, height, 1), "gray plane");
-  rt.run(kPointProgram, "gray_plane", image_defines(channels),
-         {static_cast<std::size_t>(width), static_cast<std::size_t>(height)}, kTile, image, gray,
-         width, height);
+  const std::uint64_t pixels = image_bytes(width, height, 1);
+  rt.run(kPointProgram, "gray_plane", image_defines(channels), quad_range(pixels), {kGroup1d, 1},
+         image, gray, static_cast<cl_ulong>(pixels));
   return gray;
 }
 

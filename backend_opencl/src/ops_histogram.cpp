@@ -30,9 +30,6 @@ struct Shape {
   [[nodiscard]] std::uint64_t pixels() const {
     return static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
   }
-  [[nodiscard]] Range range() const {
-    return {static_cast<std::size_t>(width), static_cast<std::size_t>(height)};
-  }
 };
 
 Shape shape_of(const DeviceImage& input) {
@@ -70,16 +67,17 @@ DeviceImage run_equalize(Lane& rt, const DeviceImage& input) {
     const auto lut =
         equalize_lut(device_histogram(rt, image, s.pixels(), 1, 0, internal_histogram(rt)));
     const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
-    rt.run(kPointProgram, "apply_lut", defines, s.range(), kTile, image, out, s.width, s.height,
-           lut_buffer);
+    rt.run(kPointProgram, "apply_lut", defines, quad_range(s.pixels()), {kGroup1d, 1}, image, out,
+           cl_ulong{s.pixels()}, lut_buffer);
   } else {
     Buffer luma = rt.buffer(image_bytes(s.width, s.height, 1), "luma plane");
-    rt.run(kPointProgram, "luma_plane", defines, s.range(), kTile, image, luma, s.width, s.height);
+    rt.run(kPointProgram, "luma_plane", defines, quad_range(s.pixels()), {kGroup1d, 1}, image, luma,
+           cl_ulong{s.pixels()});
     const auto lut =
         equalize_lut(device_histogram(rt, luma, s.pixels(), 1, 0, internal_histogram(rt)));
     const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
-    rt.run(kPointProgram, "equalize_color", defines, s.range(), kTile, image, out, s.width,
-           s.height, lut_buffer);
+    rt.run(kPointProgram, "equalize_color", defines, quad_range(s.pixels()), {kGroup1d, 1}, image,
+           out, cl_ulong{s.pixels()}, lut_buffer);
   }
   return {out, s.width, s.height, s.channels};
 }
@@ -108,8 +106,8 @@ DeviceResult run_thresholding(Lane& rt, Op op, const DeviceImage& input, const O
              params.min_contrast, threshold);
     }
   } else {
-    rt.run(kPointProgram, "threshold", image_defines(1), s.range(), kTile, gray, out, s.width,
-           s.height, threshold);
+    rt.run(kPointProgram, "threshold", image_defines(1), quad_range(s.pixels()), {kGroup1d, 1},
+           gray, out, cl_ulong{s.pixels()}, threshold);
   }
   DeviceResult output;
   output.threshold = threshold;
