@@ -1,7 +1,9 @@
 // main() for the MPI test executables: every rank runs the same tests in the same order (the
 // MPI backend's run is collective), with the MPI backend's output image on every rank, so that
 // every rank checks it against the reference. Rank 0 prints the usual report; the other ranks
-// print only their failures. Every rank exits with the worst rank's result.
+// print only their failures. Every rank exits with the worst rank's result. An exception that
+// leaves a test body aborts every rank at once: the ranks' collective calls no longer pair up,
+// so the run would otherwise hang until ctest's timeout.
 // --node-backend=NAME: the MPI backend runs every op through that node backend.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -29,6 +31,26 @@ class FailurePrinter final : public ::testing::EmptyTestEventListener {
                  test != nullptr ? test->name() : "?",
                  result.file_name() != nullptr ? result.file_name() : "?", result.line_number(),
                  result.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+/// Ends the whole job when a test body threw: that rank skipped collective calls the others
+/// wait in. gtest reports an escaped exception as a fatal failure with this prefix.
+class AbortOnException final : public ::testing::EmptyTestEventListener {
+ public:
+  explicit AbortOnException(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    constexpr std::string_view kThrown = "C++ exception";
+    const std::string_view summary = result.summary() != nullptr ? result.summary() : "";
+    if (!result.fatally_failed() || !summary.starts_with(kThrown)) return;
+    std::fprintf(stderr,
+                 "[rank %d] a test threw; aborting every rank (their calls no longer pair)\n",
+                 rank_);
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
 
  private:
@@ -85,11 +107,12 @@ int main(int argc, char** argv) {
   }
 
   ::testing::InitGoogleTest(&argc, argv);
+  ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
   if (rank != 0) {
-    ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
     listeners.Append(std::make_unique<FailurePrinter>(rank).release());
   }
+  listeners.Append(std::make_unique<AbortOnException>(rank).release());
   int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
