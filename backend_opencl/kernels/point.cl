@@ -198,3 +198,31 @@ __kernel void pool2x2(__global const uchar* src, __global uchar* dst, int width,
     dst[((size_t)oy * out_width + ox) * CN + c] = max(top, bottom);
   }
 }
+
+// The same for a width that is a multiple of 4 (then every row starts aligned for the loads
+// below, and the output width is even): a work item takes a pair of output pixels from a quad
+// of each input row, the loads and stores a word or wider.
+__kernel void pool2x2_pairs(__global const uchar* src, __global uchar* dst, int width, int height) {
+  const int pair = get_global_id(0);
+  const int oy = get_global_id(1);
+  const int out_width = width / 2;
+  if (2 * pair >= out_width || oy >= (height + 1) / 2) return;
+  const int y1 = min(2 * oy + 1, height - 1);  // a partial window repeats its row: same max
+  __global const uchar* row0 = src + (size_t)(2 * oy) * width * CN;
+  __global const uchar* row1 = src + (size_t)y1 * width * CN;
+  __global uchar* out = dst + (size_t)oy * out_width * CN;
+#if CN == 4
+  const uchar16 m = max(load_quad(row0, pair), load_quad(row1, pair));
+  ((__global uchar8*)out)[pair] = (uchar8)(max(m.s0123, m.s4567), max(m.s89ab, m.scdef));
+#elif CN == 3
+  const uchar16 m = max(load_quad(row0, pair), load_quad(row1, pair));
+  const uchar3 left = max(m.s012, m.s345);
+  const uchar3 right = max(m.s678, m.s9ab);
+  vstore3(
+      (ushort3)(as_ushort(left.s01), as_ushort((uchar2)(left.s2, right.s0)), as_ushort(right.s12)),
+      pair, (__global ushort*)out);
+#else
+  const uchar4 m = max(((__global const uchar4*)row0)[pair], ((__global const uchar4*)row1)[pair]);
+  ((__global uchar2*)out)[pair] = (uchar2)(max(m.s0, m.s1), max(m.s2, m.s3));
+#endif
+}

@@ -98,9 +98,14 @@ DeviceImage run_pool(Lane& rt, const DeviceImage& in) {
   const int out_width = pool_extent(in.width());
   const int out_height = pool_extent(in.height());
   Buffer out = rt.buffer(image_bytes(out_width, out_height, in.channels()), "pool output");
-  rt.run(kPointProgram, "pool2x2", image_defines(in.channels()),
-         {static_cast<std::size_t>(out_width), static_cast<std::size_t>(out_height)}, kTile,
-         in.buffer(), out, in.width(), in.height());
+  // pool2x2_pairs reads a quad of input pixels per row, aligned when the width is a multiple.
+  constexpr int kPairInputPixels = 4;
+  const bool pairs = in.width() % kPairInputPixels == 0;
+  const std::size_t items =
+      pairs ? static_cast<std::size_t>(out_width / 2) : static_cast<std::size_t>(out_width);
+  rt.run(kPointProgram, pairs ? "pool2x2_pairs" : "pool2x2", image_defines(in.channels()),
+         {items, static_cast<std::size_t>(out_height)}, kTile, in.buffer(), out, in.width(),
+         in.height());
   return {out, out_width, out_height, in.channels()};
 }
 

@@ -205,6 +205,26 @@ TEST_F(OpenClDeviceTest, MultiTileShapesMatchTheReference) {
   }
 }
 
+/// The point kernels' quads and pool's pairs, with and without a partial last quad: widths
+/// that are a multiple of 4 (pool's aligned pairs) and widths that are not, odd heights (pool's
+/// partial last row) and pixel counts that leave 1 to 3 pixels after the last whole quad.
+TEST_F(OpenClDeviceTest, QuadAndPairKernelsMatchTheReferenceAtEveryRemainder) {
+  const std::vector<std::pair<int, int>> shapes = {{4, 1}, {8, 3}, {12, 7}, {5, 4},
+                                                   {6, 5}, {9, 9}, {3, 1}};
+  for (const int channels : {1, 3, 4}) {
+    for (const auto& [width, height] : shapes) {
+      const Image image = test::synthetic_image(width, height, channels,
+                                                static_cast<std::uint32_t>(width * height));
+      for (const Op op : {Op::pool, Op::gray, Op::equalize, Op::otsu, Op::segment}) {
+        const OpOutput expected = reference::run(op, image, OpParams{});
+        const OpOutput actual = backend_->run(op, image.view(), OpParams{});
+        EXPECT_TRUE(test::same_image(expected.image, actual.image))
+            << op_name(op) << " " << width << "x" << height << " c" << channels;
+      }
+    }
+  }
+}
+
 /// The schedules the other kind of device would run (GPU ones on PoCL, CPU ones on a GPU):
 /// grid-strided sub-histograms, the morphology default's other choices.
 TEST_F(OpenClDeviceTest, TheOtherDeviceKindsSchedulesMatchTheReference) {
