@@ -4,10 +4,7 @@
 // and a batch that overlaps one image's upload with the previous images' kernels and downloads
 // (one stream and workspace per image in flight).
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <chrono>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -117,7 +114,7 @@ class CudaBackend final : public Backend {
   /// The driver's start (cuInit, about 0.4 s on an H200 host) and the context's (0.15 s)
   /// overlap the command line's reading of its inputs.
   bool start_in_background() override {
-    start_init();
+    start_.begin();
     return true;
   }
 
@@ -157,20 +154,15 @@ class CudaBackend final : public Backend {
   /// (a library caller may not have asked); what is allocated before the device is ready is
   /// plain memory, moved through the driver's staging (start()).
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
-    start_init();
+    start_.begin();
     return pinned_;
   }
 
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
-  ~CudaBackend() override {
-    if (init_.valid()) init_.wait();
-  }
+  ~CudaBackend() override = default;
 
-  [[nodiscard]] bool start_still_running() const override {
-    return init_.valid() && !device_used_ &&
-           init_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  }
+  [[nodiscard]] bool start_still_running() const override { return start_.still_running(); }
 
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
     const OpChain resolved = resolve_chain(*this, chain);
@@ -228,7 +220,7 @@ class CudaBackend final : public Backend {
   }
 
   void use_device() {
-    device_used_ = true;
+    start_.mark_used();
     ensure_device();
     pinned_->mark_ready();  // the device is in use from here: pinning delays nothing
   }
@@ -261,17 +253,6 @@ class CudaBackend final : public Backend {
     return devices_;
   }
 
-  /// Starts the driver and the context on another thread, once.
-  void start_init() {
-    std::call_once(init_started_, [this] {
-      init_ = std::async(std::launch::async, [this] {
-        ensure_device();
-        CUDA_CHECK(cudaFree(nullptr));  // creates the context
-        pinned_->mark_ready();
-      });
-    });
-  }
-
   /// Whether a batch should wait for the device rather than run more inputs on the host: its
   /// start has ended (well or not), the caller wants the device only or names one (--device:
   /// a batch the host finished alone would never check that it exists), or no device looks
@@ -281,8 +262,7 @@ class CudaBackend final : public Backend {
     if (options_.device_only || !options_.device.empty() || !cuda::device_looks_visible()) {
       return true;
     }
-    start_init();
-    return init_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    return start_.ended();
   }
 
   /// Selects the device once; any thread may ask (the context's creation runs on its own).
@@ -403,10 +383,13 @@ class CudaBackend final : public Backend {
   mutable DeviceList devices_;
   std::mutex device_mutex_;
   int device_ = -1;
-  std::once_flag init_started_;
-  std::future<void> init_;                 ///< the driver's and the context's start (start_init)
-  std::atomic<bool> device_used_ = false;  ///< a run needed the device (use_device)
   std::vector<std::unique_ptr<Workspace>> workspaces_;
+  /// The driver's and the context's start, on another thread (last: it uses the members above).
+  BackgroundStart start_{[this] {
+    ensure_device();
+    CUDA_CHECK(cudaFree(nullptr));  // creates the context
+    pinned_->mark_ready();
+  }};
 };
 
 }  // namespace

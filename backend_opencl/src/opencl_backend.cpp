@@ -2,10 +2,7 @@
 // are read, chains on the device (cl_chain.cpp) on lanes of its own, and batches that run their
 // first images on the host's cores while the device starts, then keep several images in flight
 // on several lanes, so that one image's upload, kernels and download overlap the others'.
-#include <atomic>
-#include <chrono>
 #include <cstdlib>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -104,25 +101,20 @@ class OpenClBackend final : public Backend {
   /// The drivers' start (the loader's first call, about 0.3 s with a GPU's driver) and the
   /// context's overlap the command line's reading of its inputs.
   bool start_in_background() override {
-    start();
+    start_.begin();
     return true;
   }
-  [[nodiscard]] bool start_still_running() const override {
-    return start_.valid() && !device_used_ &&
-           start_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  }
+  [[nodiscard]] bool start_still_running() const override { return start_.still_running(); }
   /// Also starts the device as start_in_background does; inputs allocated before it is ready
   /// are ordinary memory, which the driver stages.
   [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
-    start();
+    start_.begin();
     return inputs_;
   }
 
   OpenClBackend(const OpenClBackend&) = delete;
   OpenClBackend& operator=(const OpenClBackend&) = delete;
-  ~OpenClBackend() override {
-    if (start_.valid()) start_.wait();
-  }
+  ~OpenClBackend() override = default;
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
@@ -219,21 +211,8 @@ class OpenClBackend final : public Backend {
     return rt;
   }
 
-  /// Probes and makes the runtime on another thread, once. A failure there is left for
-  /// runtime() to meet again and report, on the thread that needs the device.
-  void start() {
-    std::call_once(start_begun_, [this] {
-      start_ = std::async(std::launch::async, [this] {
-        try {
-          (void)runtime();
-        } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): reported by runtime()
-        }
-      });
-    });
-  }
-
   Runtime& use_device() {
-    device_used_ = true;
+    start_.mark_used();
     return runtime();
   }
 
@@ -246,8 +225,7 @@ class OpenClBackend final : public Backend {
         !opencl::drivers_look_registered()) {
       return true;
     }
-    start();
-    return start_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    return start_.ended();
   }
 
   bool device_only_;
@@ -255,10 +233,16 @@ class OpenClBackend final : public Backend {
   mutable std::once_flag probed_;
   mutable Probe probe_;
   std::shared_ptr<opencl::PoolOnceAttached> inputs_ = std::make_shared<opencl::PoolOnceAttached>();
-  std::once_flag start_begun_;
-  std::future<void> start_;
-  std::atomic<bool> device_used_{false};
   LanePool lanes_;
+  /// Probes and makes the runtime on another thread (last: it uses the members above). A
+  /// failure there is left for runtime() to meet again and report, on the thread that needs
+  /// the device.
+  BackgroundStart start_{[this] {
+    try {
+      (void)runtime();
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): reported by runtime()
+    }
+  }};
 };
 
 }  // namespace

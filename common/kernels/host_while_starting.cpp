@@ -7,6 +7,7 @@
 #include "host_while_starting.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -97,6 +98,27 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
     report_item(callbacks, item);
   }
   return false;
+}
+
+BackgroundStart::~BackgroundStart() {
+  if (has_begun_) done_.wait();
+}
+
+void BackgroundStart::begin() {
+  std::call_once(begun_, [this] {
+    done_ = std::async(std::launch::async, start_);
+    has_begun_ = true;
+  });
+}
+
+bool BackgroundStart::ended() {
+  begin();
+  return done_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+bool BackgroundStart::still_running() const {
+  return has_begun_ && !used_ &&
+         done_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
 }
 
 }  // namespace parfilter
