@@ -79,3 +79,68 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void sharpen_l
     dst[sample_at(x, y, c, width)] = convert_uchar_sat(value);
   }
 }
+
+// rows: 16 consecutive samples of a row per work item, down a strip of STRIP rows; the rows
+// above, at and below stay in registers, so each row's vector is loaded once. The samples one
+// pixel left and right come from the same vector and the aligned words either side of it. The
+// host runs it where rows start 16-byte aligned (width * CN a multiple of 16); the image's
+// first and last rows and the vectors at a row's ends take the scalar path.
+#define ROW_LANES 16
+
+inline uchar16 row_vector(__global const uchar* src, size_t at) {
+  return ((__global const uchar16*)(src + at))[0];
+}
+
+// The 16 samples one pixel left (and right) of `mid`, given the 4 bytes before it (and after).
+#if CN == 4
+#define LEFT_OF(mid, l) (uchar16)((l), (mid).s01234567, (mid).s89ab)
+#define RIGHT_OF(mid, r) (uchar16)((mid).s4567, (mid).s89abcdef, (r))
+#elif CN == 3
+#define LEFT_OF(mid, l) (uchar16)((l).s123, (mid).s01234567, (mid).s89ab, (mid).sc)
+#define RIGHT_OF(mid, r) (uchar16)((mid).s3, (mid).s4567, (mid).s89abcdef, (r).s012)
+#else
+#define LEFT_OF(mid, l) (uchar16)((l).s3, (mid).s01234567, (mid).s89ab, (mid).scde)
+#define RIGHT_OF(mid, r) (uchar16)((mid).s123, (mid).s456789ab, (mid).scdef, (r).s0)
+#endif
+
+__kernel void sharpen_rows(__global const uchar* src, __global uchar* dst, int width, int height,
+                           int border_kind, int border_value) {
+  const int s0 = get_global_id(0) * ROW_LANES;
+  const int y0 = get_global_id(1) * STRIP;
+  const int row_samples = width * CN;
+  if (s0 >= row_samples || y0 >= height) return;
+  const int y_end = min(y0 + STRIP, height);
+  if (s0 < CN || s0 + ROW_LANES + CN > row_samples) {
+    for (int y = y0; y < y_end; ++y) {
+      for (int s = s0; s < min(s0 + ROW_LANES, row_samples); ++s) {
+        dst[(size_t)y * row_samples + s] =
+            sharpen_sample(src, s / CN, y, s % CN, width, height, border_kind, border_value);
+      }
+    }
+    return;
+  }
+  uchar16 mid = row_vector(src, (size_t)y0 * row_samples + s0);
+  uchar16 up = y0 > 0 ? row_vector(src, (size_t)(y0 - 1) * row_samples + s0) : mid;
+  for (int y = y0; y < y_end; ++y) {
+    const size_t row = (size_t)y * row_samples + s0;
+    const uchar16 down = y + 1 < height ? row_vector(src, row + row_samples) : mid;
+    if (y == 0 || y + 1 == height) {
+      for (int s = s0; s < s0 + ROW_LANES; ++s) {
+        dst[(size_t)y * row_samples + s] =
+            sharpen_sample(src, s / CN, y, s % CN, width, height, border_kind, border_value);
+      }
+    } else {
+      const uchar4 l = as_uchar4(((__global const uint*)(src + row))[-1]);
+      const uchar4 r = as_uchar4(((__global const uint*)(src + row))[ROW_LANES / 4]);
+      const short16 around = convert_short16(up) + convert_short16(down) +
+                             convert_short16(LEFT_OF(mid, l)) + convert_short16(RIGHT_OF(mid, r));
+      uchar16 out = convert_uchar16_sat((short)SHARPEN_CENTRE * convert_short16(mid) - around);
+#if HAS_ALPHA
+      out.s37bf = mid.s37bf;  // s0 is a multiple of 16: lanes 3, 7, 11, 15 are alpha
+#endif
+      ((__global uchar16*)(dst + row))[0] = out;
+    }
+    up = mid;
+    mid = down;
+  }
+}

@@ -28,6 +28,7 @@ inline constexpr std::string_view kSobelVload16 = "vload16";
 inline constexpr std::string_view kSharpenNaive = "naive";
 inline constexpr std::string_view kSharpenVector = "vector";
 inline constexpr std::string_view kSharpenLocal = "local";
+inline constexpr std::string_view kSharpenRows = "rows";
 inline constexpr std::string_view kHistogramLocalAtomics = "local-atomics";
 inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";

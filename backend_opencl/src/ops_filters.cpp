@@ -12,8 +12,9 @@ constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kGaussianProgram = "gaussian";
 constexpr std::string_view kSobelProgram = "sobel";
 constexpr std::string_view kSharpenProgram = "sharpen";
-constexpr std::size_t kSharpenLanes = 4;  ///< samples per work item of sharpen_vector
-constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vload16
+constexpr std::size_t kSharpenLanes = 4;      ///< samples per work item of sharpen_vector
+constexpr std::size_t kSharpenRowLanes = 16;  ///< samples per work item of sharpen_rows
+constexpr std::size_t kSobelLanes = 16;       ///< pixels per work item of sobel_vload16
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
@@ -84,7 +85,11 @@ DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
   if (variant == kSharpenNaive) {
     kernel = "sharpen_naive";
     items.x = row_samples;
-  } else if (variant == kSharpenVector) {
+  } else if (variant == kSharpenRows && row_samples % kSharpenRowLanes == 0) {
+    kernel = "sharpen_rows";  // its rows start aligned for its 16-sample loads
+    items.x = row_samples / kSharpenRowLanes;
+    items.y = ceil_div(items.y, static_cast<std::size_t>(kStripRows));
+  } else if (variant == kSharpenVector || variant == kSharpenRows) {
     kernel = "sharpen_vector";
     items.x = ceil_div(row_samples, kSharpenLanes);
   }

@@ -205,21 +205,28 @@ TEST_F(OpenClDeviceTest, MultiTileShapesMatchTheReference) {
   }
 }
 
-/// The point kernels' quads and pool's pairs, with and without a partial last quad: widths
-/// that are a multiple of 4 (pool's aligned pairs) and widths that are not, odd heights (pool's
-/// partial last row) and pixel counts that leave 1 to 3 pixels after the last whole quad.
-TEST_F(OpenClDeviceTest, QuadAndPairKernelsMatchTheReferenceAtEveryRemainder) {
-  const std::vector<std::pair<int, int>> shapes = {{4, 1}, {8, 3}, {12, 7}, {5, 4},
-                                                   {6, 5}, {9, 9}, {3, 1}};
+/// The point kernels' quads, pool's pairs and sharpen's rows, with and without a partial last
+/// quad: widths that are a multiple of 4 (pool's aligned pairs; sharpen's aligned rows where
+/// the row holds a multiple of 16 samples) and widths that are not, odd heights (pool's partial
+/// last row), 1 and 2 rows and several of sharpen's strips, and pixel counts that leave 1 to 3
+/// pixels after the last whole quad.
+TEST_F(OpenClDeviceTest, QuadPairAndRowKernelsMatchTheReferenceAtEveryRemainder) {
+  const std::vector<std::pair<int, int>> shapes = {{4, 1},  {8, 3},   {12, 7}, {5, 4},
+                                                   {6, 5},  {9, 9},   {3, 1},  {16, 1},
+                                                   {16, 2}, {32, 37}, {48, 5}, {20, 33}};
   for (const int channels : {1, 3, 4}) {
     for (const auto& [width, height] : shapes) {
       const Image image = test::synthetic_image(width, height, channels,
                                                 static_cast<std::uint32_t>(width * height));
-      for (const Op op : {Op::pool, Op::gray, Op::equalize, Op::otsu, Op::segment}) {
+      for (const Op op : {Op::pool, Op::gray, Op::equalize, Op::otsu, Op::segment, Op::sharpen}) {
         const OpOutput expected = reference::run(op, image, OpParams{});
-        const OpOutput actual = backend_->run(op, image.view(), OpParams{});
-        EXPECT_TRUE(test::same_image(expected.image, actual.image))
-            << op_name(op) << " " << width << "x" << height << " c" << channels;
+        for (const std::string& variant : backend_->variants(op)) {
+          OpParams params;
+          params.variant = variant;
+          const OpOutput actual = backend_->run(op, image.view(), params);
+          EXPECT_TRUE(test::same_image(expected.image, actual.image))
+              << op_name(op) << " " << variant << " " << width << "x" << height << " c" << channels;
+        }
       }
     }
   }
