@@ -87,3 +87,99 @@ __kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int
     dst[row + x] = sobel_at(gray, x, y, width, height, border_kind, border_value, mode);
   }
 }
+
+// rows: 16 pixels per work item down a strip of STRIP rows, read from the image itself (CN
+// channels; the gray is formed on the fly, so no gray plane is written and read back). Each
+// row's 16 grays and the two either side stay in registers while the strip moves down. The
+// host runs it where the width is a multiple of 16 (every row's loads and store start
+// aligned); the first and last rows and the vectors at a row's ends take the scalar path.
+inline int gray_sample(__global const uchar* src, size_t pixel) {
+#if CN == 1
+  return src[pixel];
+#else
+  return gray_of(src[pixel * CN], src[pixel * CN + 1], src[pixel * CN + 2]);
+#endif
+}
+
+inline uchar sobel_gray_at(__global const uchar* src, int x, int y, int width, int height,
+                           int border_kind, int border_value, int mode) {
+  int v[3][3];
+  for (int j = 0; j < 3; ++j) {
+    const int by = border_index(y + j - 1, height, border_kind);
+    for (int i = 0; i < 3; ++i) {
+      const int bx = border_index(x + i - 1, width, border_kind);
+      v[j][i] = (bx < 0 || by < 0) ? border_value : gray_sample(src, (size_t)by * width + bx);
+    }
+  }
+  const int gx = (v[0][2] + 2 * v[1][2] + v[2][2]) - (v[0][0] + 2 * v[1][0] + v[2][0]);
+  const int gy = (v[2][0] + 2 * v[2][1] + v[2][2]) - (v[0][0] + 2 * v[0][1] + v[0][2]);
+  return sobel_value(gx, gy, mode);
+}
+
+// One row of a work item: the grays of its 16 pixels, and of the pixels left and right.
+typedef struct {
+  uchar16 mid;
+  uchar left;
+  uchar right;
+} GrayRow;
+
+inline GrayRow gray_row(__global const uchar* src, size_t pixel) {
+  GrayRow row;
+#if CN == 1
+  row.mid = ((__global const uchar16*)(src + pixel))[0];
+#else
+  const size_t q = pixel / QUAD;
+  row.mid = (uchar16)(gray_of_quad(load_quad(src, q)), gray_of_quad(load_quad(src, q + 1)),
+                      gray_of_quad(load_quad(src, q + 2)), gray_of_quad(load_quad(src, q + 3)));
+#endif
+  row.left = (uchar)gray_sample(src, pixel - 1);
+  row.right = (uchar)gray_sample(src, pixel + LANES);
+  return row;
+}
+
+inline short16 left_of(GrayRow r) {
+  return convert_short16((uchar16)(r.left, r.mid.s01234567, r.mid.s89ab, r.mid.scde));
+}
+inline short16 right_of(GrayRow r) {
+  return convert_short16((uchar16)(r.mid.s123, r.mid.s456789ab, r.mid.scdef, r.right));
+}
+
+__kernel void sobel_rows(__global const uchar* src, __global uchar* dst, int width, int height,
+                         int border_kind, int border_value, int mode) {
+  const int x0 = get_global_id(0) * LANES;
+  const int y0 = get_global_id(1) * STRIP;
+  if (x0 >= width || y0 >= height) return;
+  const int y_end = min(y0 + STRIP, height);
+  if (x0 < 1 || x0 + LANES >= width) {
+    for (int y = y0; y < y_end; ++y) {
+      for (int x = x0; x < min(x0 + LANES, width); ++x) {
+        dst[(size_t)y * width + x] =
+            sobel_gray_at(src, x, y, width, height, border_kind, border_value, mode);
+      }
+    }
+    return;
+  }
+  GrayRow mid = gray_row(src, (size_t)y0 * width + x0);
+  GrayRow up = y0 > 0 ? gray_row(src, (size_t)(y0 - 1) * width + x0) : mid;
+  for (int y = y0; y < y_end; ++y) {
+    const size_t at = (size_t)y * width + x0;
+    const GrayRow down = y + 1 < height ? gray_row(src, at + width) : mid;
+    if (y == 0 || y + 1 == height) {
+      for (int x = x0; x < x0 + LANES; ++x) {
+        dst[(size_t)y * width + x] =
+            sobel_gray_at(src, x, y, width, height, border_kind, border_value, mode);
+      }
+    } else {
+      const short16 l0 = left_of(up);
+      const short16 r0 = right_of(up);
+      const short16 l2 = left_of(down);
+      const short16 r2 = right_of(down);
+      const short16 gx = (r0 + (short)2 * right_of(mid) + r2) - (l0 + (short)2 * left_of(mid) + l2);
+      const short16 gy = (l2 + (short)2 * convert_short16(down.mid) + r2) -
+                         (l0 + (short)2 * convert_short16(up.mid) + r0);
+      ((__global uchar16*)(dst + at))[0] = sobel_values16(gx, gy, mode);
+    }
+    up = mid;
+    mid = down;
+  }
+}

@@ -25,6 +25,7 @@ inline constexpr std::string_view kGaussianStrip = "strip";
 inline constexpr std::string_view kGaussianVector = "vector";
 inline constexpr std::string_view kSobelScalar = "scalar";
 inline constexpr std::string_view kSobelVload16 = "vload16";
+inline constexpr std::string_view kSobelRows = "rows";
 inline constexpr std::string_view kSharpenNaive = "naive";
 inline constexpr std::string_view kSharpenVector = "vector";
 inline constexpr std::string_view kSharpenLocal = "local";

@@ -65,9 +65,18 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
 
 DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
                       std::string_view variant) {
-  const Buffer gray = gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels());
   Buffer out = rt.buffer(image_bytes(in.width(), in.height(), 1), "sobel output");
-  const bool vector = variant == kSobelVload16;
+  if (variant == kSobelRows && in.pixels().x % kSobelLanes == 0) {
+    // sobel_rows forms the gray itself; its rows start aligned for its 16-pixel loads.
+    rt.run(kSobelProgram, "sobel_rows", image_defines(in.channels()),
+           {in.pixels().x / kSobelLanes,
+            ceil_div(in.pixels().y, static_cast<std::size_t>(kStripRows))},
+           kTile, in.buffer(), out, in.width(), in.height(), static_cast<int>(params.border.kind),
+           static_cast<int>(params.border.value), static_cast<int>(params.sobel_output));
+    return {out, in.width(), in.height(), 1};
+  }
+  const Buffer gray = gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels());
+  const bool vector = variant == kSobelVload16 || variant == kSobelRows;
   const Range items =
       vector ? Range{ceil_div(in.pixels().x, kSobelLanes), in.pixels().y} : in.pixels();
   rt.run(kSobelProgram, vector ? "sobel_vload16" : "sobel_scalar", image_defines(1), items, kTile,
