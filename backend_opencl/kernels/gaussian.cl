@@ -227,3 +227,68 @@ __kernel void gaussian_vector(__global const uchar* src, __global uchar* dst, in
     vstore16(out, 0, dst + (size_t)y * row_samples + s0);
   }
 }
+
+// rows: the vector schedule with aligned loads. The host runs it where rows start 16-byte
+// aligned (width * CN a multiple of 16): a row's 16 samples are one aligned load, the 8 bytes
+// either side two more, and the four neighbour vectors (CN and 2 CN samples left and right)
+// are byte shuffles of those 32 bytes. Row sums are at most 256 * 255: ushort lanes. The
+// vectors at a row's ends take the 25-tap scalar path.
+inline ushort16 aligned_row_sum(__global const uchar* src, int by, int s0, int row_samples,
+                                int border_value, const int* w) {
+  if (by < 0) return (ushort16)((ushort)((w[0] + w[1] + w[2] + w[3] + w[4]) * border_value));
+  const __global uchar* p = src + (size_t)by * row_samples + s0;
+  const uchar16 mid = ((__global const uchar16*)p)[0];
+  const uchar16 low = (uchar16)(as_uchar8(((__global const uint2*)p)[-1]), mid.s01234567);
+  const uchar16 high = (uchar16)(mid.s89abcdef, as_uchar8(((__global const uint2*)p)[2]));
+  // Byte 8 of low:high is mid's first; the sample d samples away from lane k is byte 8 + k + d.
+  const uchar16 lanes = (uchar16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const uchar middle = 8;
+  return (ushort)w[0] * convert_ushort16(shuffle2(low, high, lanes + (uchar)(middle - 2 * CN))) +
+         (ushort)w[1] * convert_ushort16(shuffle2(low, high, lanes + (uchar)(middle - CN))) +
+         (ushort)w[2] * convert_ushort16(mid) +
+         (ushort)w[3] * convert_ushort16(shuffle2(low, high, lanes + (uchar)(middle + CN))) +
+         (ushort)w[4] * convert_ushort16(shuffle2(low, high, lanes + (uchar)(middle + 2 * CN)));
+}
+
+__kernel void gaussian_rows(__global const uchar* src, __global uchar* dst, int width, int height,
+                            int border_kind, int border_value, int8 q) {
+  const int s0 = get_global_id(0) * VLANES;
+  const int y0 = get_global_id(1) * STRIP;
+  const int row_samples = width * CN;
+  if (s0 >= row_samples || y0 >= height) return;
+  const int y_end = min(height, y0 + STRIP);
+  int w[TAPS];
+  weights_of(q, w);
+  if (s0 < VLANES || s0 + VLANES >= row_samples) {  // the 8 bytes either side lie outside
+    for (int y = y0; y < y_end; ++y) {
+      for (int s = s0; s < min(s0 + VLANES, row_samples); ++s) {
+        const int c = s % CN;
+        const size_t at = (size_t)y * row_samples + s;
+        dst[at] = (HAS_ALPHA && c == ALPHA)
+                      ? src[at]
+                      : (uchar)gaussian_sample(src, s / CN, y, c, width, height, border_kind,
+                                               border_value, w);
+      }
+    }
+    return;
+  }
+  ushort16 sums[TAPS];  // rows y - 2 .. y + 2
+  for (int k = 1; k < TAPS; ++k) {
+    sums[k] = aligned_row_sum(src, border_index(y0 - RADIUS + k - 1, height, border_kind), s0,
+                              row_samples, border_value, w);
+  }
+  for (int y = y0; y < y_end; ++y) {
+    for (int k = 0; k < TAPS - 1; ++k) sums[k] = sums[k + 1];
+    sums[TAPS - 1] = aligned_row_sum(src, border_index(y + RADIUS, height, border_kind), s0,
+                                     row_samples, border_value, w);
+    const uint16 sum = (uint)w[0] * convert_uint16(sums[0]) + (uint)w[1] * convert_uint16(sums[1]) +
+                       (uint)w[2] * convert_uint16(sums[2]) + (uint)w[3] * convert_uint16(sums[3]) +
+                       (uint)w[4] * convert_uint16(sums[4]);
+    const size_t at = (size_t)y * row_samples + s0;
+    uchar16 out = convert_uchar16((sum + (uint)ROUNDING) >> (uint)GAUSSIAN_SHIFT);
+#if HAS_ALPHA  // s0 is a multiple of 16: lanes 3, 7, 11, 15 are alpha
+    out.s37bf = ((__global const uchar16*)(src + at))[0].s37bf;
+#endif
+    ((__global uchar16*)(dst + at))[0] = out;
+  }
+}

@@ -23,6 +23,7 @@ inline constexpr std::string_view kGaussianLut = "lut";
 inline constexpr std::string_view kGaussianSeparable = "separable";
 inline constexpr std::string_view kGaussianStrip = "strip";
 inline constexpr std::string_view kGaussianVector = "vector";
+inline constexpr std::string_view kGaussianRows = "rows";
 inline constexpr std::string_view kSobelScalar = "scalar";
 inline constexpr std::string_view kSobelVload16 = "vload16";
 inline constexpr std::string_view kSobelRows = "rows";

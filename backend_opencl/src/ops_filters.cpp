@@ -46,13 +46,21 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
     const Buffer class_buffer = rt.upload(classes.data(), sizeof(classes), "gaussian classes");
     rt.run(kGaussianProgram, "gaussian_lut", defines, in.pixels(), kTile, in.buffer(), out,
            in.width(), in.height(), border_kind, border_value, lut_buffer, class_buffer);
-  } else if (variant == kGaussianStrip || variant == kGaussianVector) {
-    const bool vector = variant == kGaussianVector;
+  } else if (variant == kGaussianStrip || variant == kGaussianVector || variant == kGaussianRows) {
     const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels());
+    // gaussian_rows needs rows that start aligned for its 16-sample loads; else the vector
+    // kernel, the same schedule with unaligned loads.
+    const char* kernel = "gaussian_strip";
+    if (variant == kGaussianRows && row_samples % kVectorLanes == 0) {
+      kernel = "gaussian_rows";
+    } else if (variant != kGaussianStrip) {
+      kernel = "gaussian_vector";
+    }
+    const bool vector = variant != kGaussianStrip;
     const Range strips{vector ? ceil_div(row_samples, kVectorLanes) : in.pixels().x,
                        ceil_div(in.pixels().y, static_cast<std::size_t>(kStripRows))};
-    rt.run(kGaussianProgram, vector ? "gaussian_vector" : "gaussian_strip", defines, strips, kTile,
-           in.buffer(), out, in.width(), in.height(), border_kind, border_value, q);
+    rt.run(kGaussianProgram, kernel, defines, strips, kTile, in.buffer(), out, in.width(),
+           in.height(), border_kind, border_value, q);
   } else if (variant == kGaussianSeparable || variant == kGaussianDirect) {
     const char* kernel = variant == kGaussianSeparable ? "gaussian_separable" : "gaussian_direct";
     rt.run(kGaussianProgram, kernel, defines, in.pixels(), kTile, in.buffer(), out, in.width(),

@@ -205,11 +205,11 @@ TEST_F(OpenClDeviceTest, MultiTileShapesMatchTheReference) {
   }
 }
 
-/// The point kernels' quads, pool's pairs, sharpen's and sobel's rows, with and without a partial
-/// last quad: widths that are a multiple of 4 (pool's aligned pairs; sharpen's aligned rows where
-/// the row holds a multiple of 16 samples) and widths that are not, odd heights (pool's partial
-/// last row), 1 and 2 rows and several of sharpen's strips, and pixel counts that leave 1 to 3
-/// pixels after the last whole quad.
+/// The point kernels' quads, pool's pairs, and the rows of sharpen, sobel and gaussian, with and
+/// without a partial last quad: widths that are a multiple of 4 (pool's aligned pairs; sharpen's
+/// aligned rows where the row holds a multiple of 16 samples) and widths that are not, odd heights
+/// (pool's partial last row), 1 and 2 rows and several of sharpen's strips, and pixel counts that
+/// leave 1 to 3 pixels after the last whole quad.
 TEST_F(OpenClDeviceTest, QuadPairAndRowKernelsMatchTheReferenceAtEveryRemainder) {
   const std::vector<std::pair<int, int>> shapes = {{4, 1},  {8, 3},   {12, 7}, {5, 4},
                                                    {6, 5},  {9, 9},   {3, 1},  {16, 1},
@@ -218,8 +218,8 @@ TEST_F(OpenClDeviceTest, QuadPairAndRowKernelsMatchTheReferenceAtEveryRemainder)
     for (const auto& [width, height] : shapes) {
       const Image image = test::synthetic_image(width, height, channels,
                                                 static_cast<std::uint32_t>(width * height));
-      for (const Op op :
-           {Op::pool, Op::gray, Op::equalize, Op::otsu, Op::segment, Op::sharpen, Op::sobel}) {
+      for (const Op op : {Op::pool, Op::gray, Op::equalize, Op::otsu, Op::segment, Op::sharpen,
+                          Op::sobel, Op::gaussian}) {
         const OpOutput expected = reference::run(op, image, OpParams{});
         for (const std::string& variant : backend_->variants(op)) {
           OpParams params;
