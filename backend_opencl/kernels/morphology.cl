@@ -281,3 +281,66 @@ __kernel void morph_image(read_only image2d_t src, write_only image2d_t dst, int
 #endif
 }
 #endif
+
+// rows: a small rect (RECT_W x RECT_H, anchor RECT_AX, RECT_AY, compile-time), 16 samples of a
+// row per work item down a strip of STRIP rows. Each row's extremum over the element's
+// columns comes from one aligned 16-byte load and the 8 bytes either side, shifted by byte
+// shuffles (so the rect reaches at most 8 samples left and right); the last RECT_H of them sit
+// in registers, rows outside the image as the neutral value. The host runs it where rows
+// start 16-byte aligned; the vectors at a row's ends take the per-sample loop.
+#ifdef RECT_W
+inline uchar16 rect_row(__global const uchar* src, int y, int height, int s0, int row_samples) {
+  if (y < 0 || y >= height) return (uchar16)(NEUTRAL);
+  const __global uchar* p = src + (size_t)y * row_samples + s0;
+  const uchar16 mid = ((__global const uchar16*)p)[0];
+  const uchar16 low = (uchar16)(as_uchar8(((__global const uint2*)p)[-1]), mid.s01234567);
+  const uchar16 high = (uchar16)(mid.s89abcdef, as_uchar8(((__global const uint2*)p)[2]));
+  // Byte 8 of low:high is mid's first; the sample d samples away from lane k is byte 8 + k + d.
+  const uchar16 lanes = (uchar16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const int middle = 8;
+  uchar16 acc = mid;
+#pragma unroll
+  for (int i = -RECT_AX; i < RECT_W - RECT_AX; ++i) {
+    if (i != 0) acc = COMBINE(acc, shuffle2(low, high, lanes + (uchar)(middle + i * CN)));
+  }
+  return acc;
+}
+
+__kernel void morph_rect_rows(__global const uchar* src, __global uchar* dst, int width, int height,
+                              __constant int2* spans) {
+  const int s0 = get_global_id(0) * VLANES;
+  const int y0 = get_global_id(1) * STRIP;
+  const int row_samples = width * CN;
+  if (s0 >= row_samples || y0 >= height) return;
+  const int y_end = min(height, y0 + STRIP);
+  if (s0 < VLANES || s0 + VLANES >= row_samples) {  // the 8 bytes either side lie outside
+    for (int y = y0; y < y_end; ++y) {
+      for (int s = s0; s < min(s0 + VLANES, row_samples); ++s) {
+        const int c = s % CN;
+        const size_t at = (size_t)y * row_samples + s;
+        dst[at] = (HAS_ALPHA && c == ALPHA) ? src[at]
+                                            : morph_sample(src, s / CN, y, c, width, height, spans,
+                                                           RECT_H, RECT_AX, RECT_AY);
+      }
+    }
+    return;
+  }
+  uchar16 ring[RECT_H];  // the row extrema of rows y - RECT_AY .. y - RECT_AY + RECT_H - 1
+#pragma unroll
+  for (int k = 1; k < RECT_H; ++k)
+    ring[k] = rect_row(src, y0 - RECT_AY + k - 1, height, s0, row_samples);
+  for (int y = y0; y < y_end; ++y) {
+#pragma unroll
+    for (int k = 0; k < RECT_H - 1; ++k) ring[k] = ring[k + 1];
+    ring[RECT_H - 1] = rect_row(src, y - RECT_AY + RECT_H - 1, height, s0, row_samples);
+    uchar16 acc = ring[0];
+#pragma unroll
+    for (int k = 1; k < RECT_H; ++k) acc = COMBINE(acc, ring[k]);
+    const size_t at = (size_t)y * row_samples + s0;
+#if HAS_ALPHA  // s0 is a multiple of 16: lanes 3, 7, 11, 15 are alpha
+    acc.s37bf = ((__global const uchar16*)(src + at))[0].s37bf;
+#endif
+    ((__global uchar16*)(dst + at))[0] = acc;
+  }
+}
+#endif

@@ -42,6 +42,7 @@ inline constexpr std::string_view kMorphVector = "vector";
 inline constexpr std::string_view kMorphImage2d = "image2d";
 inline constexpr std::string_view kMorphColumns = "columns";
 inline constexpr std::string_view kMorphVhgw = "vhgw";
+inline constexpr std::string_view kMorphRows = "rows";
 
 /// `variant`, or for "default" the schedule that suits the lane's device: `on_cpu` on a CPU
 /// device (PoCL), `on_gpu` on any other.

@@ -23,8 +23,28 @@ std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 constexpr int kVhgwMinRectArea = 49;
 constexpr int kVectorMaxCpuSamples = 64;
 
-std::string_view chosen_variant(std::string_view variant, const StructuringElement& se,
+/// morph_rect_rows: the samples its rect may reach either side of a 16-byte vector (the 8
+/// bytes it loads there), and the most rows it keeps in registers.
+constexpr int kRectRowsReach = 8;
+constexpr int kRectRowsMaxHeight = 15;
+
+/// Whether morph_rect_rows can run this element on this image: a rect within its reach, and
+/// rows that start 16-byte aligned.
+bool rect_rows_fit(const MorphologySetup& s) {
+  const StructuringElement& se = s.se;
+  const bool rect =
+      std::all_of(se.mask.begin(), se.mask.end(), [](std::uint8_t m) { return m != 0; });
+  const int left = se.anchor_x * s.channels;
+  const int right = (se.width - 1 - se.anchor_x) * s.channels;
+  const std::size_t row_samples = s.pixels().x * static_cast<std::size_t>(s.channels);
+  return rect && left <= kRectRowsReach && right <= kRectRowsReach &&
+         se.height <= kRectRowsMaxHeight && row_samples % kVectorLanes == 0;
+}
+
+std::string_view chosen_variant(std::string_view variant, const MorphologySetup& setup,
                                 bool cpu_device) {
+  const StructuringElement& se = setup.se;
+  if (variant == kMorphRows && !rect_rows_fit(setup)) variant = kMorphDefault;
   if (variant != kMorphDefault) return variant;
   const auto set = std::count(se.mask.begin(), se.mask.end(), std::uint8_t{1});
   if (cpu_device && set == static_cast<std::ptrdiff_t>(se.mask.size()) && set >= kVhgwMinRectArea) {
@@ -51,7 +71,7 @@ class BufferSteps {
       const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
       rows_pass_ = rt.buffer(bytes, "vhgw row pass");
       columns_pass_ = rt.buffer(bytes, "vhgw column pass");
-    } else if (variant != kMorphNaive && variant != kMorphVector) {
+    } else if (variant != kMorphNaive && variant != kMorphVector && variant != kMorphRows) {
       throw std::logic_error("BufferSteps: unknown morphology variant");
     }
   }
@@ -68,6 +88,15 @@ class BufferSteps {
           s.pixels().y};
       rt_.run(kMorphologyProgram, vector ? "morph_vector" : "morph_naive", defines, items, kTile,
               src, dst, s.width, s.height, s.spans, se.width, se.height, se.anchor_x, se.anchor_y);
+    } else if (variant_ == kMorphRows) {
+      Defines rect = defines;
+      rect.add("STRIP", kStripRows).add("RECT_W", se.width).add("RECT_H", se.height);
+      rect.add("RECT_AX", se.anchor_x).add("RECT_AY", se.anchor_y);
+      const std::size_t row_samples = s.pixels().x * static_cast<std::size_t>(s.channels);
+      rt_.run(kMorphologyProgram, "morph_rect_rows", rect,
+              {row_samples / kVectorLanes,
+               ceil_div(s.pixels().y, static_cast<std::size_t>(kStripRows))},
+              kTile, src, dst, s.width, s.height, s.spans);
     } else if (variant_ == kMorphColumns) {
       rt_.run(kMorphologyProgram, "morph_columns", defines, s.pixels(), kColumnTile, src, dst,
               s.width, s.height, groups_, group_count_, columns_, se.width, se.anchor_x,
@@ -146,7 +175,7 @@ DeviceResult run_morphology_op(Lane& rt, Op op, const DeviceImage& input, const 
   setup.spans = upload_spans(rt, setup.se);
   const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
   DeviceResult output;
-  const std::string_view chosen = chosen_variant(variant, setup.se, rt.cpu_schedules());
+  const std::string_view chosen = chosen_variant(variant, setup, rt.cpu_schedules());
   output.image = chosen == kMorphImage2d ? run_morphology_images(rt, setup, steps, input)
                                          : run_buffers(rt, setup, steps, input, chosen);
   return output;

@@ -233,6 +233,34 @@ TEST_F(OpenClDeviceTest, QuadPairAndRowKernelsMatchTheReferenceAtEveryRemainder)
   }
 }
 
+/// The rows variant's small rects: up to its reach of 8 samples either side (a 5-wide rect on
+/// RGBA, 17-wide on gray), its tallest ring (15 rows), even sizes (the anchor right of the
+/// middle), taller than the image, and the rects it hands to the default (too wide, too tall).
+TEST_F(OpenClDeviceTest, RectRowsMatchTheReferenceWithinAndBeyondTheirReach) {
+  const std::vector<SeSpec> elements = {
+      {SeShape::rect, 3, 3},  {SeShape::rect, 5, 3},  {SeShape::rect, 4, 2},
+      {SeShape::rect, 17, 1}, {SeShape::rect, 1, 15}, {SeShape::rect, 3, 40},
+      {SeShape::rect, 1, 16}, {SeShape::rect, 9, 3},  {SeShape::ellipse, 3, 3}};
+  for (const int channels : {1, 3, 4}) {
+    for (const auto& [width, height] : {std::pair{48, 37}, std::pair{32, 5}, std::pair{64, 1}}) {
+      const Image image = test::synthetic_image(width, height, channels,
+                                                static_cast<std::uint32_t>(width + channels));
+      for (const Op op : {Op::erode, Op::dilate}) {
+        for (const SeSpec& se : elements) {
+          OpParams params;
+          params.se = se;
+          const OpOutput expected = reference::run(op, image, params);
+          params.variant = "rows";
+          const OpOutput actual = backend_->run(op, image.view(), params);
+          EXPECT_TRUE(test::same_image(expected.image, actual.image))
+              << op_name(op) << " rect " << se.width << "x" << se.height << " " << width << "x"
+              << height << " c" << channels;
+        }
+      }
+    }
+  }
+}
+
 /// The schedules the other kind of device would run (GPU ones on PoCL, CPU ones on a GPU):
 /// grid-strided sub-histograms, the morphology default's other choices.
 TEST_F(OpenClDeviceTest, TheOtherDeviceKindsSchedulesMatchTheReference) {
