@@ -46,46 +46,6 @@ inline uchar gray_of(int r, int g, int b) {
   return (uchar)((GRAY_R * r + GRAY_G * g + GRAY_B * b + (1 << (GRAY_SHIFT - 1))) >> GRAY_SHIFT);
 }
 
-// A quad: four consecutive pixels of a packed image, quad q at pixel 4q (buffers start
-// aligned, so a quad's loads are aligned).
-#define QUAD 4
-
-inline bool full_quad(size_t q, ulong pixels) { return QUAD * q + QUAD <= pixels; }
-
-// Quad q's samples, 4 * CN of the 16 lanes used (CN is 3 or 4).
-inline uchar16 load_quad(__global const uchar* src, size_t q) {
-#if CN == 4
-  return ((__global const uchar16*)src)[q];
-#else
-  const uint3 w = vload3(q, (__global const uint*)src);
-  return (uchar16)(as_uchar4(w.x), as_uchar4(w.y), as_uchar4(w.z), (uchar4)(0));
-#endif
-}
-
-inline void store_quad(__global uchar* dst, size_t q, uchar16 v) {
-#if CN == 4
-  ((__global uchar16*)dst)[q] = v;
-#else
-  vstore3((uint3)(as_uint(v.s0123), as_uint(v.s4567), as_uint(v.s89ab)), q, (__global uint*)dst);
-#endif
-}
-
-// The R, G and B of a quad's four pixels.
-#if CN == 4
-#define QUAD_R(v) convert_int4((v).s048c)
-#define QUAD_G(v) convert_int4((v).s159d)
-#define QUAD_B(v) convert_int4((v).s26ae)
-#else
-#define QUAD_R(v) convert_int4((v).s0369)
-#define QUAD_G(v) convert_int4((v).s147a)
-#define QUAD_B(v) convert_int4((v).s258b)
-#endif
-
-inline uchar4 gray_of_quad(uchar16 v) {
-  const int4 sum = GRAY_R * QUAD_R(v) + GRAY_G * QUAD_G(v) + GRAY_B * QUAD_B(v);
-  return convert_uchar4((sum + (1 << (GRAY_SHIFT - 1))) >> GRAY_SHIFT);
-}
-
 // Loads the tile_w x tile_h pixels from (x0, y0) into `tile` (rows of tile_w * CN samples),
 // with border samples where they lie outside the image. Every work item of the group takes
 // part, consecutive items reading consecutive samples; a tile wholly inside the image (most

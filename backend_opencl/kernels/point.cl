@@ -20,9 +20,47 @@
 inline int descale(int v) { return (v + (1 << (YUV_SHIFT - 1))) >> YUV_SHIFT; }
 inline int4 descale4(int4 v) { return (v + (1 << (YUV_SHIFT - 1))) >> YUV_SHIFT; }
 
-// The flat kernels below take a quad (common.cl) per work item: one 16-byte load for RGBA,
-// three words for RGB, one word for a plane. The last quad of an image whose pixel count is
-// not a multiple of 4 goes pixel by pixel.
+// The flat kernels below take a quad (four consecutive pixels of the packed image) per work
+// item: one 16-byte load for RGBA, three words for RGB, one word for a plane. Buffers start
+// aligned (no sub-buffers), so quad q's loads are aligned. The last quad of an image whose
+// pixel count is not a multiple of 4 goes pixel by pixel.
+#define QUAD 4
+
+inline bool full_quad(size_t q, ulong pixels) { return QUAD * q + QUAD <= pixels; }
+
+// Quad q's samples, 4 * CN of the 16 lanes used (CN is 3 or 4).
+inline uchar16 load_quad(__global const uchar* src, size_t q) {
+#if CN == 4
+  return ((__global const uchar16*)src)[q];
+#else
+  const uint3 w = vload3(q, (__global const uint*)src);
+  return (uchar16)(as_uchar4(w.x), as_uchar4(w.y), as_uchar4(w.z), (uchar4)(0));
+#endif
+}
+
+inline void store_quad(__global uchar* dst, size_t q, uchar16 v) {
+#if CN == 4
+  ((__global uchar16*)dst)[q] = v;
+#else
+  vstore3((uint3)(as_uint(v.s0123), as_uint(v.s4567), as_uint(v.s89ab)), q, (__global uint*)dst);
+#endif
+}
+
+// The R, G and B of a quad's four pixels.
+#if CN == 4
+#define QUAD_R(v) convert_int4((v).s048c)
+#define QUAD_G(v) convert_int4((v).s159d)
+#define QUAD_B(v) convert_int4((v).s26ae)
+#else
+#define QUAD_R(v) convert_int4((v).s0369)
+#define QUAD_G(v) convert_int4((v).s147a)
+#define QUAD_B(v) convert_int4((v).s258b)
+#endif
+
+inline uchar4 gray_of_quad(uchar16 v) {
+  const int4 sum = GRAY_R * QUAD_R(v) + GRAY_G * QUAD_G(v) + GRAY_B * QUAD_B(v);
+  return convert_uchar4((sum + (1 << (GRAY_SHIFT - 1))) >> GRAY_SHIFT);
+}
 
 inline int4 luma_of_quad(uchar16 v) {
   return convert_int4(

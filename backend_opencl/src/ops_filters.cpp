@@ -12,9 +12,8 @@ constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kGaussianProgram = "gaussian";
 constexpr std::string_view kSobelProgram = "sobel";
 constexpr std::string_view kSharpenProgram = "sharpen";
-constexpr std::size_t kSharpenLanes = 4;      ///< samples per work item of sharpen_vector
-constexpr std::size_t kSharpenRowLanes = 16;  ///< samples per work item of sharpen_rows
-constexpr std::size_t kSobelLanes = 16;       ///< pixels per work item of sobel_vload16
+constexpr std::size_t kSharpenLanes = 4;  ///< samples per work item of sharpen_vector
+constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vload16
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
@@ -46,21 +45,13 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
     const Buffer class_buffer = rt.upload(classes.data(), sizeof(classes), "gaussian classes");
     rt.run(kGaussianProgram, "gaussian_lut", defines, in.pixels(), kTile, in.buffer(), out,
            in.width(), in.height(), border_kind, border_value, lut_buffer, class_buffer);
-  } else if (variant == kGaussianStrip || variant == kGaussianVector || variant == kGaussianRows) {
+  } else if (variant == kGaussianStrip || variant == kGaussianVector) {
+    const bool vector = variant == kGaussianVector;
     const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels());
-    // gaussian_rows needs rows that start aligned for its 16-sample loads; else the vector
-    // kernel, the same schedule with unaligned loads.
-    const char* kernel = "gaussian_strip";
-    if (variant == kGaussianRows && row_samples % kVectorLanes == 0) {
-      kernel = "gaussian_rows";
-    } else if (variant != kGaussianStrip) {
-      kernel = "gaussian_vector";
-    }
-    const bool vector = variant != kGaussianStrip;
     const Range strips{vector ? ceil_div(row_samples, kVectorLanes) : in.pixels().x,
                        ceil_div(in.pixels().y, static_cast<std::size_t>(kStripRows))};
-    rt.run(kGaussianProgram, kernel, defines, strips, kTile, in.buffer(), out, in.width(),
-           in.height(), border_kind, border_value, q);
+    rt.run(kGaussianProgram, vector ? "gaussian_vector" : "gaussian_strip", defines, strips, kTile,
+           in.buffer(), out, in.width(), in.height(), border_kind, border_value, q);
   } else if (variant == kGaussianSeparable || variant == kGaussianDirect) {
     const char* kernel = variant == kGaussianSeparable ? "gaussian_separable" : "gaussian_direct";
     rt.run(kGaussianProgram, kernel, defines, in.pixels(), kTile, in.buffer(), out, in.width(),
@@ -73,18 +64,9 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
 
 DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
                       std::string_view variant) {
-  Buffer out = rt.buffer(image_bytes(in.width(), in.height(), 1), "sobel output");
-  if (variant == kSobelRows && in.pixels().x % kSobelLanes == 0) {
-    // sobel_rows forms the gray itself; its rows start aligned for its 16-pixel loads.
-    rt.run(kSobelProgram, "sobel_rows", image_defines(in.channels()),
-           {in.pixels().x / kSobelLanes,
-            ceil_div(in.pixels().y, static_cast<std::size_t>(kStripRows))},
-           kTile, in.buffer(), out, in.width(), in.height(), static_cast<int>(params.border.kind),
-           static_cast<int>(params.border.value), static_cast<int>(params.sobel_output));
-    return {out, in.width(), in.height(), 1};
-  }
   const Buffer gray = gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels());
-  const bool vector = variant == kSobelVload16 || variant == kSobelRows;
+  Buffer out = rt.buffer(image_bytes(in.width(), in.height(), 1), "sobel output");
+  const bool vector = variant == kSobelVload16;
   const Range items =
       vector ? Range{ceil_div(in.pixels().x, kSobelLanes), in.pixels().y} : in.pixels();
   rt.run(kSobelProgram, vector ? "sobel_vload16" : "sobel_scalar", image_defines(1), items, kTile,
@@ -102,11 +84,7 @@ DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
   if (variant == kSharpenNaive) {
     kernel = "sharpen_naive";
     items.x = row_samples;
-  } else if (variant == kSharpenRows && row_samples % kSharpenRowLanes == 0) {
-    kernel = "sharpen_rows";  // its rows start aligned for its 16-sample loads
-    items.x = row_samples / kSharpenRowLanes;
-    items.y = ceil_div(items.y, static_cast<std::size_t>(kStripRows));
-  } else if (variant == kSharpenVector || variant == kSharpenRows) {
+  } else if (variant == kSharpenVector) {
     kernel = "sharpen_vector";
     items.x = ceil_div(row_samples, kSharpenLanes);
   }

@@ -205,12 +205,12 @@ TEST_F(OpenClDeviceTest, MultiTileShapesMatchTheReference) {
   }
 }
 
-/// The point kernels' quads, pool's pairs, and the rows of sharpen, sobel and gaussian, with and
-/// without a partial last quad: widths that are a multiple of 4 (pool's aligned pairs; sharpen's
-/// aligned rows where the row holds a multiple of 16 samples) and widths that are not, odd heights
-/// (pool's partial last row), 1 and 2 rows and several of sharpen's strips, and pixel counts that
-/// leave 1 to 3 pixels after the last whole quad.
-TEST_F(OpenClDeviceTest, QuadPairAndRowKernelsMatchTheReferenceAtEveryRemainder) {
+/// The point kernels' quads and pool's pairs, with and without a partial last quad: widths
+/// that are a multiple of 4 (pool's aligned pairs) and widths that are not, odd heights (pool's
+/// partial last row), 1 and 2 rows, and pixel counts that leave 1 to 3 pixels after the last
+/// whole quad; the vector stencils (every variant of sharpen, sobel and gaussian) at the same
+/// remainders of their 16-sample vectors and strips.
+TEST_F(OpenClDeviceTest, QuadAndVectorKernelsMatchTheReferenceAtEveryRemainder) {
   const std::vector<std::pair<int, int>> shapes = {{4, 1},  {8, 3},   {12, 7}, {5, 4},
                                                    {6, 5},  {9, 9},   {3, 1},  {16, 1},
                                                    {16, 2}, {32, 37}, {48, 5}, {20, 33}};

@@ -5,8 +5,8 @@ namespace parfilter::opencl::ops {
 namespace {
 
 std::vector<std::string> variants() {
-  return variant_list({kDefaultVariant, kGaussianStrip, kGaussianRows, kGaussianSeparable,
-                       kGaussianVector, kGaussianDirect, kGaussianLut});
+  return variant_list({kDefaultVariant, kGaussianStrip, kGaussianSeparable, kGaussianVector,
+                       kGaussianDirect, kGaussianLut});
 }
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,

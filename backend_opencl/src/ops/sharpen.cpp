@@ -5,7 +5,7 @@ namespace parfilter::opencl::ops {
 namespace {
 
 std::vector<std::string> variants() {
-  return variant_list({kSharpenVector, kSharpenRows, kSharpenNaive, kSharpenLocal});
+  return variant_list({kSharpenVector, kSharpenNaive, kSharpenLocal});
 }
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,

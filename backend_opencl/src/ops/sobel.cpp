@@ -4,9 +4,7 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants() {
-  return variant_list({kSobelVload16, kSobelRows, kSobelScalar});
-}
+std::vector<std::string> variants() { return variant_list({kSobelVload16, kSobelScalar}); }
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
