@@ -14,8 +14,10 @@
 # Each step has a time limit (STEP_TIMEOUT seconds, default 900) so that one hung step cannot
 # take the machine's whole lease; at most 8 files land in $OUT.
 #
-# Missing build dependencies (stb, CLI11) may come in .deps/ at the project root, made by
-# ../shared/device/prepare-carry.sh on a machine with apt; they are used when present.
+# Missing build dependencies may come in .deps/ at the project root, made by
+# ../shared/device/prepare-carry.sh on a machine with apt (libstb-dev libstb0 libcli11-dev,
+# and libhwy-dev libhwy1 for the SIMD CPU kernels, which the batches' host share and the
+# CPU backends use; without them the CPU kernels build as plain C++); used when present.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
