@@ -5,9 +5,10 @@
 # by side and on lent threads, the parallel PNG encoder through the I/O tests), run with
 # halt_on_error so that any report fails.
 #
-# This build also leaves out libspng and libjpeg-turbo (PARFILTER_WITH_SPNG=OFF,
-# PARFILTER_WITH_LIBJPEG_TURBO=OFF): CI thereby builds and tests the stb_image decoders as a
-# machine without those packages would have them (the banded PNG encoder needs only zlib).
+# This build also leaves out libspng, libjpeg-turbo and Highway (PARFILTER_WITH_SPNG=OFF,
+# PARFILTER_WITH_LIBJPEG_TURBO=OFF, PARFILTER_WITH_HIGHWAY=OFF): CI thereby builds and tests
+# the stb_image decoders and the plain C++ row loops as a machine without those packages
+# would have them (the banded PNG encoder needs only zlib).
 #
 #   scripts/tsan.sh             build dir: build-tsan/ (or $TSAN_BUILD_DIR)
 #
@@ -27,7 +28,7 @@ configure_args=(-S "$root" -B "$build_dir"
   -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread
   -DPARFILTER_WITH_PTHREAD=ON -DPARFILTER_WITH_OPENMP=OFF -DPARFILTER_WITH_MPI=OFF
   -DPARFILTER_WITH_CUDA=OFF -DPARFILTER_WITH_OPENCL=OFF
-  -DPARFILTER_WITH_SPNG=OFF -DPARFILTER_WITH_LIBJPEG_TURBO=OFF
+  -DPARFILTER_WITH_SPNG=OFF -DPARFILTER_WITH_LIBJPEG_TURBO=OFF -DPARFILTER_WITH_HIGHWAY=OFF
   -DPARFILTER_WITH_OPENCV_ORACLE=OFF -DPARFILTER_BUILD_BENCH=OFF)
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
   configure_args+=(-G Ninja)
