@@ -60,8 +60,17 @@ inline constexpr int kStripRows = 16;
 inline constexpr std::size_t kVectorLanes = 16;
 /// Work-group size of the 1-D kernels.
 inline constexpr std::size_t kGroup1d = 256;
-/// The flat point kernels' work items (point.cl): one per quad of four pixels.
+/// The program of the per-pixel kernels (kernels/point.cl).
+inline constexpr std::string_view kPointProgram = "point";
+/// The flat point kernels' work items: one per quad of four pixels.
 [[nodiscard]] Range quad_range(std::uint64_t pixels);
+/// Runs point.cl's flat kernel `kernel`(src, dst, pixels, extra...) over the quads of `pixels`.
+template <typename... Extra>
+void run_quads(Lane& rt, std::string_view kernel, const Defines& defines, const Buffer& src,
+               const Buffer& dst, std::uint64_t pixels, const Extra&... extra) {
+  rt.run(kPointProgram, kernel, defines, quad_range(pixels), {kGroup1d, 1}, src, dst,
+         cl_ulong{pixels}, extra...);
+}
 
 [[nodiscard]] std::size_t image_bytes(int width, int height, int channels);
 /// An image on the device: width x height pixels of `channels` samples, rows packed.

@@ -10,7 +10,6 @@ namespace parfilter::opencl {
 namespace {
 
 constexpr std::string_view kHistogramProgram = "histogram";
-constexpr std::string_view kPointProgram = "point";
 /// Samples per histogram launch: the kernels count in 32 bits and index with uint.
 constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
 /// local-atomics: work-groups per compute unit, enough to hide memory latency.
@@ -105,9 +104,8 @@ Range quad_range(std::uint64_t pixels) { return {ceil_div(pixels, kQuadPixels), 
 Buffer gray_plane(Lane& rt, const Buffer& image, int width, int height, int channels) {
   if (channels == 1) return image;
   Buffer gray = rt.buffer(image_bytes(width, height, 1), "gray plane");
-  const std::uint64_t pixels = image_bytes(width, height, 1);
-  rt.run(kPointProgram, "gray_plane", image_defines(channels), quad_range(pixels), {kGroup1d, 1},
-         image, gray, static_cast<cl_ulong>(pixels));
+  run_quads(rt, "gray_plane", image_defines(channels), image, gray,
+            static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height));
   return gray;
 }
 

@@ -8,7 +8,6 @@
 namespace parfilter::opencl {
 namespace {
 
-constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kGaussianProgram = "gaussian";
 constexpr std::string_view kSobelProgram = "sobel";
 constexpr std::string_view kSharpenProgram = "sharpen";

@@ -9,7 +9,6 @@
 namespace parfilter::opencl {
 namespace {
 
-constexpr std::string_view kPointProgram = "point";
 constexpr std::string_view kSegmentProgram = "segment";
 /// The histogram schedule the ops built on histograms use: the histogram op's default.
 std::string_view internal_histogram(const Lane& rt) {
@@ -67,17 +66,14 @@ DeviceImage run_equalize(Lane& rt, const DeviceImage& input) {
     const auto lut =
         equalize_lut(device_histogram(rt, image, s.pixels(), 1, 0, internal_histogram(rt)));
     const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
-    rt.run(kPointProgram, "apply_lut", defines, quad_range(s.pixels()), {kGroup1d, 1}, image, out,
-           cl_ulong{s.pixels()}, lut_buffer);
+    run_quads(rt, "apply_lut", defines, image, out, s.pixels(), lut_buffer);
   } else {
     Buffer luma = rt.buffer(image_bytes(s.width, s.height, 1), "luma plane");
-    rt.run(kPointProgram, "luma_plane", defines, quad_range(s.pixels()), {kGroup1d, 1}, image, luma,
-           cl_ulong{s.pixels()});
+    run_quads(rt, "luma_plane", defines, image, luma, s.pixels());
     const auto lut =
         equalize_lut(device_histogram(rt, luma, s.pixels(), 1, 0, internal_histogram(rt)));
     const Buffer lut_buffer = rt.upload(lut.data(), sizeof(lut), "equalize lut");
-    rt.run(kPointProgram, "equalize_color", defines, quad_range(s.pixels()), {kGroup1d, 1}, image,
-           out, cl_ulong{s.pixels()}, lut_buffer);
+    run_quads(rt, "equalize_color", defines, image, out, s.pixels(), lut_buffer);
   }
   return {out, s.width, s.height, s.channels};
 }
@@ -106,8 +102,7 @@ DeviceResult run_thresholding(Lane& rt, Op op, const DeviceImage& input, const O
              params.min_contrast, threshold);
     }
   } else {
-    rt.run(kPointProgram, "threshold", image_defines(1), quad_range(s.pixels()), {kGroup1d, 1},
-           gray, out, cl_ulong{s.pixels()}, threshold);
+    run_quads(rt, "threshold", image_defines(1), gray, out, s.pixels(), threshold);
   }
   DeviceResult output;
   output.threshold = threshold;
