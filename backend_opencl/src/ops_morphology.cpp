@@ -29,16 +29,19 @@ constexpr int kVectorMaxCpuSamples = 64;
 constexpr int kRectRowsReach = 8;
 constexpr int kRectRowsMaxHeight = 15;
 
+/// Whether every pixel of the element is set (a rect, or an ellipse or cross as small as one).
+bool full_rect(const StructuringElement& se) {
+  return std::all_of(se.mask.begin(), se.mask.end(), [](std::uint8_t m) { return m != 0; });
+}
+
 /// Whether morph_rect_rows can run this element on this image: a rect within its reach, and
 /// rows that start 16-byte aligned.
 bool rect_rows_fit(const MorphologySetup& s) {
   const StructuringElement& se = s.se;
-  const bool rect =
-      std::all_of(se.mask.begin(), se.mask.end(), [](std::uint8_t m) { return m != 0; });
   const int left = se.anchor_x * s.channels;
   const int right = (se.width - 1 - se.anchor_x) * s.channels;
   const std::size_t row_samples = s.pixels().x * static_cast<std::size_t>(s.channels);
-  return rect && left <= kRectRowsReach && right <= kRectRowsReach &&
+  return full_rect(se) && left <= kRectRowsReach && right <= kRectRowsReach &&
          se.height <= kRectRowsMaxHeight && row_samples % kVectorLanes == 0;
 }
 
@@ -49,7 +52,7 @@ std::string_view chosen_variant(std::string_view variant, const MorphologySetup&
   if (variant != kMorphDefault) return variant;
   if (!cpu_device && rect_rows_fit(setup)) return kMorphRows;
   const auto set = std::count(se.mask.begin(), se.mask.end(), std::uint8_t{1});
-  if (cpu_device && set == static_cast<std::ptrdiff_t>(se.mask.size()) && set >= kVhgwMinRectArea) {
+  if (cpu_device && full_rect(se) && set >= kVhgwMinRectArea) {
     return kMorphVhgw;
   }
   return cpu_device && set <= kVectorMaxCpuSamples ? kMorphVector : kMorphColumns;
