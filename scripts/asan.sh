@@ -14,7 +14,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BUILD_DIR="${ASAN_BUILD_DIR:-$root/build-asan}"
 
 sanitize_flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1}"
+# use_sigaltstack=0: PoCL's LLVM gives the thread that loads it an alternate signal stack from
+# malloc; when that thread ends (a GPU backend's background start), ASan unmaps the thread's
+# alternate stack as if it were its own and aborts ("unable to unmap").
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:use_sigaltstack=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # PoCL and its LLVM keep allocations past exit (tests/mpi sets its own for Open MPI). use_tls=0:
 # LSan's scan of dynamic TLS crashes ("Tracer caught signal 11") on a DTV slot PoCL's modules
