@@ -112,9 +112,10 @@ class CudaBackend final : public Backend {
   }
 
   /// The driver's start (cuInit, about 0.4 s on an H200 host) and the context's (0.15 s)
-  /// overlap the command line's reading of its inputs.
-  bool start_in_background() override {
-    start_.begin();
+  /// overlap the command line's reading of its inputs; a batch that may run on the host begins
+  /// it where it pays (run_on_host_while_starting).
+  bool start_in_background(StartWhen when) override {
+    if (when == StartWhen::now || must_wait_for_device()) start_.begin();
     return true;
   }
 
@@ -150,13 +151,9 @@ class CudaBackend final : public Backend {
     return static_cast<int>(devices().devices.size());
   }
   [[nodiscard]] std::size_t batch_depth() const override { return kBatchSlots; }
-  /// Also starts the driver and the context on another thread, as start_in_background does
-  /// (a library caller may not have asked); what is allocated before the device is ready is
-  /// plain memory, moved through the driver's staging (start()).
-  [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
-    start_.begin();
-    return pinned_;
-  }
+  /// What is allocated before the device is ready is plain memory, moved through the
+  /// driver's staging (start()).
+  [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override { return pinned_; }
 
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
@@ -170,7 +167,7 @@ class CudaBackend final : public Backend {
     // meanwhile run on the host's cores where the caller lends them; a missing device then ends
     // the batch before it takes another input.
     if (callbacks.start_loads) callbacks.start_loads();
-    if (run_on_host_while_starting(resolved, callbacks, [this] { return device_started(); })) {
+    if (!must_wait_for_device() && run_on_host_while_starting(resolved, callbacks, start_)) {
       return;
     }
     use_device();
@@ -221,7 +218,8 @@ class CudaBackend final : public Backend {
 
   void use_device() {
     start_.mark_used();
-    ensure_device();
+    start_.wait();          // the start's own thread makes the context
+    ensure_device();        // its failure, met again here; the current device is per thread
     pinned_->mark_ready();  // the device is in use from here: pinning delays nothing
   }
 
@@ -253,16 +251,13 @@ class CudaBackend final : public Backend {
     return devices_;
   }
 
-  /// Whether a batch should wait for the device rather than run more inputs on the host: its
-  /// start has ended (well or not), the caller wants the device only or names one (--device:
-  /// a batch the host finished alone would never check that it exists), or no device looks
-  /// visible (no driver, CUDA_VISIBLE_DEVICES= ...: the batch then ends with the device's one
-  /// line, never with outputs the host made while a missing device was still being found).
-  bool device_started() {
-    if (options_.device_only || !options_.device.empty() || !cuda::device_looks_visible()) {
-      return true;
-    }
-    return start_.ended();
+  /// Whether a batch must wait for the device rather than run inputs on the host: the caller
+  /// wants the device only or names one (a batch the host finished alone would never check
+  /// that it exists), or no device looks visible (no driver, CUDA_VISIBLE_DEVICES= ...: the
+  /// batch then ends with the device's one line, never with outputs the host made while a
+  /// missing device was still being found).
+  [[nodiscard]] bool must_wait_for_device() const {
+    return options_.device_only || !options_.device.empty() || !cuda::device_looks_visible();
   }
 
   /// Selects the device once; any thread may ask (the context's creation runs on its own).

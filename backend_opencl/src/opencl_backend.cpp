@@ -99,18 +99,15 @@ class OpenClBackend final : public Backend {
   [[nodiscard]] std::size_t batch_depth() const override { return kBatchLanes; }
 
   /// The drivers' start (the loader's first call, about 0.3 s with a GPU's driver) and the
-  /// context's overlap the command line's reading of its inputs.
-  bool start_in_background() override {
-    start_.begin();
+  /// context's overlap the command line's reading of its inputs; a batch that may run on the
+  /// host begins it where it pays (run_on_host_while_starting).
+  bool start_in_background(StartWhen when) override {
+    if (when == StartWhen::now || must_wait_for_device()) start_.begin();
     return true;
   }
   [[nodiscard]] bool start_still_running() const override { return start_.still_running(); }
-  /// Also starts the device as start_in_background does; inputs allocated before it is ready
-  /// are ordinary memory, which the driver stages.
-  [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override {
-    start_.begin();
-    return inputs_;
-  }
+  /// Inputs allocated before the device is ready are ordinary memory, which the driver stages.
+  [[nodiscard]] std::shared_ptr<SampleAllocator> host_allocator() override { return inputs_; }
 
   OpenClBackend(const OpenClBackend&) = delete;
   OpenClBackend& operator=(const OpenClBackend&) = delete;
@@ -138,7 +135,7 @@ class OpenClBackend final : public Backend {
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
     const OpChain resolved = resolve_chain(*this, chain);
     if (callbacks.start_loads) callbacks.start_loads();
-    if (run_on_host_while_starting(resolved, callbacks, [this] { return device_started(); })) {
+    if (!must_wait_for_device() && run_on_host_while_starting(resolved, callbacks, start_)) {
       return;
     }
     Runtime& rt = use_device();
@@ -213,19 +210,17 @@ class OpenClBackend final : public Backend {
 
   Runtime& use_device() {
     start_.mark_used();
-    return runtime();
+    start_.wait();     // the start's own thread makes the runtime
+    return runtime();  // or meets its failure again here
   }
 
-  /// Whether a batch should wait for the device rather than run more inputs on the host: its
-  /// start has ended (well or not), the caller wants the device only or names one (a batch the
-  /// host finished alone would never check that it exists), or no driver looks registered (the
-  /// batch then ends with the one line, never with outputs the host made meanwhile).
-  bool device_started() {
-    if (device_only_ || !request_.platform.empty() || !request_.device.empty() ||
-        !opencl::drivers_look_registered()) {
-      return true;
-    }
-    return start_.ended();
+  /// Whether a batch must wait for the device rather than run inputs on the host: the caller
+  /// wants the device only or names one (a batch the host finished alone would never check
+  /// that it exists), or no driver looks registered (the batch then ends with the one line,
+  /// never with outputs the host made meanwhile).
+  [[nodiscard]] bool must_wait_for_device() const {
+    return device_only_ || !request_.platform.empty() || !request_.device.empty() ||
+           !opencl::drivers_look_registered();
   }
 
   bool device_only_;

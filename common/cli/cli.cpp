@@ -131,7 +131,8 @@ void add_options(CLI::App& app, CliArgs& args) {
   app.add_flag("--device-only", args.device_only,
                "device backends: every image of a batch on the device; by default (unless a "
                "device is named) the images decoded while the device starts (about 0.3 s for "
-               "a GPU) run on the CPU cores meanwhile");
+               "a GPU) run on the CPU cores meanwhile, and a light batch the CPU finishes "
+               "sooner never starts the device");
   app.add_option("--node-backend", args.node_backend,
                  "mpi: the backend each rank computes with (serial, pthread, openmp, cuda, "
                  "opencl; default: the CPU kernels on --threads OpenMP threads)");
@@ -309,15 +310,16 @@ int run_cli(int argc, const char* const* argv, const std::string& program, Backe
     return kExitSuccess;
   }
   // A device backend's start-up (about half a second for a GPU's driver and context) runs
-  // while the inputs are read; the backend reports a missing device before its first image.
-  if (!backend->start_in_background()) {
+  // while the inputs are read, or a batch's first images run; the backend reports a missing
+  // device before its first image.
+  const bool batch = !args.out_dir.empty();
+  if (!backend->start_in_background(batch ? StartWhen::as_the_batch_needs : StartWhen::now)) {
     const Availability availability = backend->availability();
     if (!availability.present) throw RuntimeError(availability.reason);
   }
   // A bad variant fails up front, before any file is read.
   OpChain chain = resolve_chain(*backend, std::move(parsed.chain));
 
-  const bool batch = !args.out_dir.empty();
   Reporter reporter(program, batch && isatty(STDERR_FILENO) != 0);
   const Session session{std::move(chain), args, *backend, reporter, batch};
   const auto runner = cli_detail::make_job_runner(session, parsed.jobs, options);

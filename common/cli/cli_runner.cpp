@@ -119,7 +119,7 @@ class SessionRunner final : public JobRunner {
     clear_progress();
     std::string summary = batch_summary(jobs_.size(), batch.failures(), elapsed_ms(start));
     if (batch.on_host() > 0) {
-      summary += " (" + std::to_string(batch.on_host()) + " on the CPU while the device started)";
+      summary += " (" + std::to_string(batch.on_host()) + " on the CPU)";
     }
     info(summary);
     return batch.exit_code();

@@ -1,9 +1,10 @@
 // The host's share of a device backend's batch while its device starts. The first input runs
 // over every lent thread and times the chain; if one image per thread then stays within a
 // round's budget (light ops), the next inputs run in rounds of one image per thread, side by
-// side, as the CPU backends run a batch; otherwise (heavy ops) each runs over every thread,
-// and the host stops after an image over its budget, leaving the rest to the device. Results
-// are reported as each is done, so within a round in any order.
+// side, as the CPU backends run a batch, and the device starts only if the host's pace leaves
+// it enough of the batch; otherwise (heavy ops) the device starts at once, each image runs
+// over every thread, and the host stops when its next image would outlast the device's start.
+// Results are reported as each is done, so within a round in any order.
 #include "host_while_starting.hpp"
 
 #include <algorithm>
@@ -21,16 +22,32 @@
 namespace parfilter {
 namespace {
 
+/// A GPU's start as measured on the GPU machine (CUDA's driver and context, or the OpenCL
+/// loader's drivers: 0.25-0.4 s), and the same plus the teardown a process that used the device
+/// waits for at its exit (about 0.1 s).
+constexpr double kDeviceStartMs = 300.0;
+constexpr double kDeviceStartAndTeardownMs = 400.0;
 /// A round of images side by side lasts about as long as one image on one thread, at most the
 /// first image's time over every thread times the threads (an estimate several times too high:
 /// that first image also maps its output's pages). Rounds are run only where that bound stays
-/// within a GPU's start (about 300 ms), so that a device ready meanwhile waits for the round in
-/// progress at most about as long as it took to start; a light op's round takes a few tens of
-/// milliseconds.
-constexpr double kRoundBudgetMs = 300.0;
-/// Over every thread, the host takes no more inputs once one took longer than this: an image
-/// the device would finish far sooner (a heavy op) must not hold back its take-over as long.
+/// within a GPU's start, so that a device ready meanwhile waits for the round in progress at
+/// most about as long as it took to start; a light op's round takes a few tens of milliseconds.
+constexpr double kRoundBudgetMs = kDeviceStartMs;
+/// An image that takes longer than this over every thread marks a heavy chain, whose device
+/// is worth starting at once; the host then takes another only while it would end before the
+/// device is likely ready: an image the device would finish far sooner must not hold back its
+/// take-over.
 constexpr double kHostImageBudgetMs = 50.0;
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+Clock::duration ms_duration(double ms) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+}
 
 /// The chain on one input, with the CPU backends' kernels: each op's default CPU variant.
 class HostShare {
@@ -55,20 +72,36 @@ class HostShare {
 
 }  // namespace
 
+bool device_worth_starting(std::size_t size_hint, std::size_t taken, double host_ms_per_image) {
+  if (size_hint == 0) return true;
+  const std::size_t remaining = size_hint > taken ? size_hint - taken : 0;
+  return static_cast<double>(remaining) * host_ms_per_image > kDeviceStartAndTeardownMs;
+}
+
 bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& callbacks,
-                                const std::function<bool()>& device_ready) {
-  if (!callbacks.host_parallel_for || device_ready()) return false;
+                                DeviceStart& device) {
+  if (!callbacks.host_parallel_for || device.ended()) {
+    device.begin();
+    return false;
+  }
   const int threads = std::max(callbacks.host_threads, 1);
   HostShare share(chain);
   ParallelForScheduler every_thread(callbacks.host_parallel_for, threads);
   std::optional<BatchInput> first = callbacks.next();
   if (!first) return true;
+  std::size_t taken = 1;
+  // A heavy chain's device starts while its first image still runs.
+  device.begin_after(kHostImageBudgetMs);
+  const auto calibration_start = Clock::now();
   BatchItem calibration{std::move(*first), {}, {}, {}};
   const double first_ms = share.run(every_thread, calibration);
   report_item(callbacks, calibration);
 
   if (first_ms * threads <= kRoundBudgetMs) {
-    while (!device_ready()) {
+    device.hold();
+    const auto rounds_start = Clock::now();
+    std::size_t done_in_rounds = 0;
+    while (!device.ended()) {
       std::vector<BatchItem> round;
       while (round.size() < static_cast<std::size_t>(threads)) {
         std::optional<BatchInput> input = callbacks.next();
@@ -76,6 +109,7 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
         round.push_back({std::move(*input), {}, {}, {}});
       }
       if (round.empty()) return true;
+      taken += round.size();
       // Each image is reported as soon as it is done, so its encode starts at once; the
       // callbacks are called one at a time.
       std::mutex reporting;
@@ -86,11 +120,18 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
         report_item(callbacks, round[i]);
       });
       if (round.size() < static_cast<std::size_t>(threads)) return true;  // next gave nullopt
+      done_in_rounds += round.size();
+      // The pace includes the waits for decodes: the whole pipeline's, not the kernels'.
+      const double ms_per_image = ms_since(rounds_start) / static_cast<double>(done_in_rounds);
+      if (device_worth_starting(callbacks.size_hint, taken, ms_per_image)) device.begin();
     }
     return false;
   }
+  device.begin();
+  const auto device_begun = calibration_start + ms_duration(std::min(first_ms, kHostImageBudgetMs));
   double last_ms = first_ms;
-  while (last_ms < kHostImageBudgetMs && !device_ready()) {
+  while (!device.ended() &&
+         (last_ms < kHostImageBudgetMs || ms_since(device_begun) + last_ms <= kDeviceStartMs)) {
     std::optional<BatchInput> input = callbacks.next();
     if (!input) return true;
     BatchItem item{std::move(*input), {}, {}, {}};
@@ -101,23 +142,72 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
 }
 
 BackgroundStart::~BackgroundStart() {
-  if (has_begun_) done_.wait();
+  {
+    const std::scoped_lock lock(mutex_);
+    called_off_ = true;
+  }
+  wake_.notify_all();
+  if (has_launched_) done_.wait();
 }
 
-void BackgroundStart::begin() {
-  std::call_once(begun_, [this] {
-    done_ = std::async(std::launch::async, start_);
-    has_begun_ = true;
+void BackgroundStart::schedule(Clock::time_point deadline) {
+  {
+    const std::scoped_lock lock(mutex_);
+    deadline_ = std::min(deadline_, deadline);
+  }
+  wake_.notify_all();
+  std::call_once(launched_, [this] {
+    done_ = std::async(std::launch::async, [this] { wait_then_start(); });
+    has_launched_ = true;
   });
 }
 
+void BackgroundStart::begin() {
+  {
+    const std::scoped_lock lock(mutex_);
+    now_ = true;
+  }
+  schedule(Clock::now());
+}
+
+void BackgroundStart::begin_after(double delay_ms) {
+  schedule(Clock::now() + ms_duration(delay_ms));
+}
+
+void BackgroundStart::hold() {
+  const std::scoped_lock lock(mutex_);
+  if (!now_) deadline_ = Clock::time_point::max();
+}
+
+void BackgroundStart::wait_then_start() {
+  {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (called_off_) return;
+      if (now_ || Clock::now() >= deadline_) break;
+      if (deadline_ == Clock::time_point::max()) {
+        wake_.wait(lock);
+      } else {
+        wake_.wait_until(lock, deadline_);
+      }
+    }
+    starting_ = true;
+  }
+  start_();
+}
+
 bool BackgroundStart::ended() {
+  return has_launched_ && starting_ &&
+         done_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+void BackgroundStart::wait() {
   begin();
-  return done_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  done_.wait();
 }
 
 bool BackgroundStart::still_running() const {
-  return has_begun_ && !used_ &&
+  return has_launched_ && starting_ && !used_ &&
          done_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
 }
 

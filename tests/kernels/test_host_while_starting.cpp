@@ -2,11 +2,19 @@
 // before the device is ready run on the host's cores, over the threads the caller lends (the
 // first over all of them, light ones then one per thread in rounds), each reported once, and
 // give the reference's bytes whatever device variant the chain names; once the device is
-// ready, or when no threads are lent, the rest is left to the device.
+// ready, or when no threads are lent, the rest is left to the device. A light batch the host
+// finishes sooner than a device starts never starts it. BackgroundStart runs the start once,
+// on its own thread, now or at a deadline that can be withdrawn.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
 #include <optional>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "host_while_starting.hpp"
@@ -59,6 +67,22 @@ struct HostBatch {
   std::vector<OpOutput> outputs;
 };
 
+/// A device whose start ends, once begun, when `ready` says so.
+class FakeStart final : public DeviceStart {
+ public:
+  explicit FakeStart(std::function<bool()> ready) : ready_(std::move(ready)) {}
+  void begin() override { begun = true; }
+  void begin_after(double /*delay_ms*/) override { armed = true; }
+  void hold() override { armed = false; }
+  bool ended() override { return begun && ready_(); }
+
+  bool begun = false;
+  bool armed = false;  ///< begin_after's deadline is set and not withdrawn
+
+ private:
+  std::function<bool()> ready_;
+};
+
 OpChain device_chain() {
   OpChain chain;
   chain.push_back({Op::gray, OpParams{}});
@@ -71,7 +95,8 @@ OpChain device_chain() {
 TEST(HostWhileStarting, ADeviceNeverReadyLeavesTheWholeBatchToTheHost) {
   HostBatch batch(7);
   const OpChain chain = device_chain();
-  EXPECT_TRUE(run_on_host_while_starting(chain, batch.callbacks(true), [] { return false; }));
+  FakeStart never([] { return false; });
+  EXPECT_TRUE(run_on_host_while_starting(chain, batch.callbacks(true), never));
   ASSERT_EQ(batch.done.size(), batch.inputs.size());
   OpChain plain = chain;
   plain[1].params.variant.clear();
@@ -89,9 +114,11 @@ TEST(HostWhileStarting, ADeviceNeverReadyLeavesTheWholeBatchToTheHost) {
 TEST(HostWhileStarting, TheDeviceTakesOverOnceReady) {
   HostBatch batch(9);
   // Ready once the first image and the round after it are done: light images run in rounds
-  // of one per lent thread, and a round in progress finishes.
-  EXPECT_FALSE(run_on_host_while_starting(device_chain(), batch.callbacks(true),
-                                          [&] { return batch.done.size() >= 2; }));
+  // of one per lent thread, and a round in progress finishes. The batch's size is unknown, so
+  // the device starts.
+  FakeStart after_a_round([&] { return batch.done.size() >= 2; });
+  EXPECT_FALSE(run_on_host_while_starting(device_chain(), batch.callbacks(true), after_a_round));
+  EXPECT_TRUE(after_a_round.begun);
   EXPECT_EQ(batch.taken, 1U + kLentThreads);        // the rest is the device's to take
   std::sort(batch.done.begin(), batch.done.end());  // a round's images come in any order
   ASSERT_EQ(batch.done.size(), batch.taken);
@@ -100,13 +127,113 @@ TEST(HostWhileStarting, TheDeviceTakesOverOnceReady) {
 
 TEST(HostWhileStarting, NothingRunsOnTheHostWithoutLentThreadsOrOnceTheDeviceIsReady) {
   HostBatch unlent(3);
-  EXPECT_FALSE(
-      run_on_host_while_starting(device_chain(), unlent.callbacks(false), [] { return false; }));
+  FakeStart never([] { return false; });
+  EXPECT_FALSE(run_on_host_while_starting(device_chain(), unlent.callbacks(false), never));
   EXPECT_EQ(unlent.taken, 0U);
+  EXPECT_TRUE(never.begun);
   HostBatch ready(3);
-  EXPECT_FALSE(
-      run_on_host_while_starting(device_chain(), ready.callbacks(true), [] { return true; }));
+  FakeStart started([] { return true; });
+  started.begin();
+  EXPECT_FALSE(run_on_host_while_starting(device_chain(), ready.callbacks(true), started));
   EXPECT_EQ(ready.taken, 0U);
+}
+
+TEST(HostWhileStarting, AShortLightBatchNeverStartsTheDevice) {
+  HostBatch batch(7);
+  BatchCallbacks callbacks = batch.callbacks(true);
+  callbacks.size_hint = batch.inputs.size();
+  FakeStart start([] { return true; });
+  EXPECT_TRUE(run_on_host_while_starting(device_chain(), callbacks, start));
+  EXPECT_EQ(batch.done.size(), batch.inputs.size());
+  EXPECT_FALSE(start.begun);
+  EXPECT_FALSE(start.armed);  // the first image's deadline is withdrawn: the chain is light
+}
+
+TEST(HostWhileStarting, ALongLightBatchStartsTheDeviceAfterItsFirstRound) {
+  HostBatch batch(9);
+  BatchCallbacks callbacks = batch.callbacks(true);
+  callbacks.size_hint = std::size_t{1} << 40;  // far more than the host's pace can finish
+  FakeStart start([] { return true; });        // ready as soon as begun
+  EXPECT_FALSE(run_on_host_while_starting(device_chain(), callbacks, start));
+  EXPECT_TRUE(start.begun);
+  EXPECT_EQ(batch.taken, 1U + kLentThreads);
+}
+
+TEST(HostWhileStarting, TheDeviceIsWorthStartingWhenTheHostWouldOutlastItsStart) {
+  // The start and the teardown take 400 ms: 90 images left at 5 ms each outlast it, at 4 ms
+  // they do not; a batch of unknown size (hint 0) always starts the device.
+  EXPECT_TRUE(device_worth_starting(100, 10, 5.0));
+  EXPECT_FALSE(device_worth_starting(100, 10, 4.0));
+  EXPECT_FALSE(device_worth_starting(16, 16, 1000.0));
+  EXPECT_FALSE(device_worth_starting(16, 20, 1000.0));  // more taken than hinted
+  EXPECT_TRUE(device_worth_starting(0, 5, 0.0));
+}
+
+using namespace std::chrono_literals;
+
+TEST(BackgroundStart, BeginRunsTheStartOnceOnItsOwnThread) {
+  std::atomic<int> runs{0};
+  std::thread::id ran_on;
+  BackgroundStart start([&] {
+    ran_on = std::this_thread::get_id();
+    ++runs;
+  });
+  EXPECT_FALSE(start.ended());  // not begun
+  start.begin();
+  start.begin();
+  start.wait();
+  EXPECT_TRUE(start.ended());
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+}
+
+TEST(BackgroundStart, ADeadlineBeginsTheStartUnlessHeld) {
+  std::atomic<int> runs{0};
+  BackgroundStart held([&] { ++runs; });
+  held.begin_after(60'000.0);
+  held.hold();
+  std::this_thread::sleep_for(20ms);
+  EXPECT_FALSE(held.ended());
+  EXPECT_EQ(runs.load(), 0);
+  held.begin();  // a hold never outlasts begin
+  held.wait();
+  EXPECT_EQ(runs.load(), 1);
+
+  BackgroundStart timed([&] { ++runs; });
+  timed.begin_after(1.0);
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (!timed.ended() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_TRUE(timed.ended());
+  EXPECT_EQ(runs.load(), 2);
+}
+
+TEST(BackgroundStart, AStartNotBegunIsCalledOffAtTheEnd) {
+  std::atomic<int> runs{0};
+  {
+    BackgroundStart waiting([&] { ++runs; });
+    waiting.begin_after(60'000.0);
+  }  // would wait a minute if the destructor waited for the deadline
+  EXPECT_EQ(runs.load(), 0);
+}
+
+TEST(BackgroundStart, StillRunningUntilARunNeedsTheDevice) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  BackgroundStart start([released] { released.wait(); });
+  EXPECT_FALSE(start.still_running());
+  start.begin();
+  const auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (!start.still_running() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_TRUE(start.still_running());
+  start.mark_used();
+  EXPECT_FALSE(start.still_running());
+  release.set_value();
+  start.wait();
+  EXPECT_TRUE(start.ended());
 }
 
 }  // namespace

@@ -105,6 +105,9 @@ struct BatchCallbacks {
 [[nodiscard]] std::function<std::optional<BatchInput>()> indexed_inputs(
     std::size_t count, std::function<std::optional<Image>(std::size_t index)> load);
 
+/// When a device backend's start begins (Backend::start_in_background).
+enum class StartWhen { now, as_the_batch_needs };
+
 /// One framework's implementation of the whole op set.
 class Backend {
  public:
@@ -118,13 +121,15 @@ class Backend {
   [[nodiscard]] virtual std::vector<std::string> variants(Op op) const = 0;
   /// Whether the backend's device exists on this machine.
   [[nodiscard]] virtual Availability availability() const = 0;
-  /// Starts the backend's own start-up (a GPU driver's and context's) on another thread, so
-  /// that it overlaps the caller's reading of inputs. Returns true when run, run_chain and
-  /// run_batch then report a missing device themselves, by throwing availability()'s reason
-  /// before they take an input, so the caller need not wait for availability() first. The
-  /// default starts nothing and returns false.
-  virtual bool start_in_background() { return false; }
-  /// Whether the start begun by start_in_background is still running, no run having needed the
+  /// Lets the backend's own start-up (a GPU driver's and context's) run on another thread, so
+  /// that it overlaps the caller's reading of inputs: at once (StartWhen::now, for a single
+  /// run), or where a batch finds the device worth it (StartWhen::as_the_batch_needs: run_batch
+  /// runs a short light batch on the host's cores, if lent, and never starts the device).
+  /// Returns true when run, run_chain and run_batch then report a missing device themselves, by
+  /// throwing availability()'s reason before they take an input, so the caller need not wait
+  /// for availability() first. The default starts nothing and returns false.
+  virtual bool start_in_background(StartWhen /*when*/) { return false; }
+  /// Whether the start begun in the background is still running, no run having needed the
   /// device: a process whose work is done may then end without waiting for it (the executables
   /// do, rather than wait for a GPU driver's start only to tear it down).
   [[nodiscard]] virtual bool start_still_running() const { return false; }
