@@ -7,7 +7,6 @@
 // turn).
 #include "cpu_batch.hpp"
 
-#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -40,9 +39,8 @@ namespace {
 
 class SideBySide {
  public:
-  SideBySide(const BatchCallbacks& callbacks, const ChainOnScheduler& run, std::size_t most_held,
-             const std::function<bool()>* keep_taking = nullptr)
-      : callbacks_(callbacks), run_(run), most_held_(most_held), keep_taking_(keep_taking) {}
+  SideBySide(const BatchCallbacks& callbacks, const ChainOnScheduler& run, std::size_t most_held)
+      : callbacks_(callbacks), run_(run), most_held_(most_held) {}
 
   /// One block's share: until every input is taken, computed and reported.
   void work() {
@@ -62,8 +60,6 @@ class SideBySide {
 
   /// What the pipeline's next threw (no more inputs were taken after it), or null.
   [[nodiscard]] std::exception_ptr failure() const { return failure_; }
-  /// Whether keep_taking stopped the inputs (rather than next giving nullopt).
-  [[nodiscard]] bool stopped() const { return stopped_; }
 
  private:
   /// Reports the finished images, then asks for the next input (the lock released meanwhile).
@@ -71,17 +67,12 @@ class SideBySide {
     calling_ = true;
     std::vector<BatchItem> finished;
     finished.swap(finished_);
-    bool ask = !exhausted_ && held_ < most_held_;
+    const bool ask = !exhausted_ && held_ < most_held_;
     lock.unlock();
     std::optional<BatchInput> input;
     std::exception_ptr failure;
-    bool stop = false;
     try {
       for (BatchItem& item : finished) report_item(callbacks_, item);
-      if (ask && keep_taking_ != nullptr && !(*keep_taking_)()) {
-        ask = false;
-        stop = true;
-      }
       if (ask) input = callbacks_.next();
     } catch (...) {
       failure = std::current_exception();
@@ -93,9 +84,8 @@ class SideBySide {
     if (input) {
       todo_.push_back({std::move(*input), {}, {}, {}});
       ++held_;
-    } else if (ask || failure || stop) {
+    } else if (ask || failure) {
       exhausted_ = true;
-      stopped_ = stopped_ || stop;
     }
     changed_.notify_all();
   }
@@ -113,8 +103,7 @@ class SideBySide {
 
   const BatchCallbacks& callbacks_;
   const ChainOnScheduler& run_;
-  const std::size_t most_held_;               // inputs taken and not yet reported, at most
-  const std::function<bool()>* keep_taking_;  // null: take every input
+  const std::size_t most_held_;  // inputs taken and not yet reported, at most
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<BatchItem> todo_;
@@ -122,7 +111,6 @@ class SideBySide {
   std::size_t held_ = 0;
   bool calling_ = false;  // a thread is in the callbacks
   bool exhausted_ = false;
-  bool stopped_ = false;
   std::exception_ptr failure_;
 };
 
@@ -144,16 +132,6 @@ void run_images_side_by_side(RowScheduler& scheduler, const BatchCallbacks& call
   SideBySide side_by_side(callbacks, run, static_cast<std::size_t>(blocks));
   scheduler.for_each_block(blocks, [&](RowRange, int) { side_by_side.work(); });
   if (side_by_side.failure()) std::rethrow_exception(side_by_side.failure());
-}
-
-bool run_images_side_by_side_while(RowScheduler& scheduler, const BatchCallbacks& callbacks,
-                                   const ChainOnScheduler& run,
-                                   const std::function<bool()>& keep_taking) {
-  const int blocks = std::max(scheduler.max_blocks(), 1);
-  SideBySide side_by_side(callbacks, run, static_cast<std::size_t>(blocks), &keep_taking);
-  scheduler.for_each_block(blocks, [&](RowRange, int) { side_by_side.work(); });
-  if (side_by_side.failure()) std::rethrow_exception(side_by_side.failure());
-  return !side_by_side.stopped();
 }
 
 }  // namespace parfilter

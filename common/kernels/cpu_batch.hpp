@@ -36,12 +36,4 @@ void report_item(const BatchCallbacks& callbacks, BatchItem& item);
 void run_images_side_by_side(RowScheduler& scheduler, const BatchCallbacks& callbacks,
                              const ChainOnScheduler& run);
 
-/// Images side by side, one per block's thread, whatever the batch's size, taking inputs only
-/// while `keep_taking()` says so (asked before each, one call at a time). Returns true when
-/// the inputs ran out (callbacks.next gave nullopt), false when keep_taking stopped them; the
-/// inputs taken run and are reported either way.
-bool run_images_side_by_side_while(RowScheduler& scheduler, const BatchCallbacks& callbacks,
-                                   const ChainOnScheduler& run,
-                                   const std::function<bool()>& keep_taking);
-
 }  // namespace parfilter

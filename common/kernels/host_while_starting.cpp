@@ -1,16 +1,14 @@
 // The host's share of a device backend's batch while its device starts. The first input runs
 // over every lent thread and times the chain; if one image per thread then stays within a
-// GPU's start (light ops), the next inputs run one image per thread, side by side, as the CPU
-// backends run a batch, and the device starts only if the host's pace leaves it enough of the
-// batch; otherwise (heavy ops) the device starts at once, each image runs over every thread,
-// and the host stops when its next image would outlast the device's start. Results are
-// reported as each is done, so side by side in any order.
+// round's budget (light ops), the next inputs run in rounds of one image per thread, side by
+// side, as the CPU backends run a batch, and the device starts only if the host's pace leaves
+// it enough of the batch; otherwise (heavy ops) the device starts at once, each image runs
+// over every thread, and the host stops when its next image would outlast the device's start.
+// Results are reported as each is done, so within a round in any order.
 #include "host_while_starting.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,20 +27,16 @@ namespace {
 /// waits for at its exit (about 0.1 s).
 constexpr double kDeviceStartMs = 300.0;
 constexpr double kDeviceStartAndTeardownMs = 400.0;
-/// Images side by side take about as long as one image on one thread each, at most the first
-/// image's time over every thread times the threads (an estimate several times too high: that
-/// first image also maps its output's pages). They run side by side only where that bound
-/// stays within a GPU's start, so that a device ready meanwhile waits for the images in
-/// progress at most about as long as it took to start; a light op's take a few tens of
-/// milliseconds.
-constexpr double kSideBySideBudgetMs = kDeviceStartMs;
-/// A first image still running over every thread after this long marks a heavy chain, whose
-/// device is then worth starting at once (a light chain's takes a few ms on 16 cores:
-/// gaussian on 4096 x 2304 RGB about 5 ms).
-constexpr double kFirstImageDeadlineMs = 20.0;
-/// Over every thread, after an image that took longer than this, the host takes another only
-/// while it would end before the device is likely ready: an image the device would finish far
-/// sooner must not hold back its take-over.
+/// A round of images side by side lasts about as long as one image on one thread, at most the
+/// first image's time over every thread times the threads (an estimate several times too high:
+/// that first image also maps its output's pages). Rounds are run only where that bound stays
+/// within a GPU's start, so that a device ready meanwhile waits for the round in progress at
+/// most about as long as it took to start; a light op's round takes a few tens of milliseconds.
+constexpr double kRoundBudgetMs = kDeviceStartMs;
+/// An image that takes longer than this over every thread marks a heavy chain, whose device
+/// is worth starting at once; the host then takes another only while it would end before the
+/// device is likely ready: an image the device would finish far sooner must not hold back its
+/// take-over.
 constexpr double kHostImageBudgetMs = 50.0;
 
 using Clock = std::chrono::steady_clock;
@@ -62,29 +56,19 @@ class HostShare {
     for (OpStep& step : chain_) step.params.variant.clear();  // the device's variant names
   }
 
-  /// The chain on `scheduler`, marked as run on the host; counts the images it finished.
-  OpOutput operator()(RowScheduler& scheduler, const ConstImageView& input, StageTimes& times) {
-    OpOutput output = run_cpu_chain(scheduler, chain_, input, times, outputs_);
-    times.on_host = true;
-    ++finished_;
-    return output;
+  /// Runs `item` on `scheduler`; returns its compute time.
+  double run(RowScheduler& scheduler, BatchItem& item) {
+    run_item(scheduler, item, [&](RowScheduler& s, const ConstImageView& input, StageTimes& t) {
+      return run_cpu_chain(s, chain_, input, t, outputs_);
+    });
+    item.times.on_host = true;
+    return item.times.compute_ms;
   }
-
-  [[nodiscard]] std::size_t finished() const { return finished_; }
 
  private:
   OpChain chain_;
   std::shared_ptr<BufferPool> outputs_ = make_buffer_pool();
-  std::atomic<std::size_t> finished_{0};
 };
-
-/// Runs `item` over every thread of `scheduler` and reports it; returns its compute time.
-double run_alone(RowScheduler& scheduler, HostShare& share, const BatchCallbacks& callbacks,
-                 BatchItem& item) {
-  run_item(scheduler, item, std::ref(share));
-  report_item(callbacks, item);
-  return item.times.compute_ms;
-}
 
 }  // namespace
 
@@ -105,45 +89,54 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
   ParallelForScheduler every_thread(callbacks.host_parallel_for, threads);
   std::optional<BatchInput> first = callbacks.next();
   if (!first) return true;
+  std::size_t taken = 1;
   // A heavy chain's device starts while its first image still runs.
-  device.begin_after(kFirstImageDeadlineMs);
+  device.begin_after(kHostImageBudgetMs);
   const auto calibration_start = Clock::now();
   BatchItem calibration{std::move(*first), {}, {}, {}};
-  const double first_ms = run_alone(every_thread, share, callbacks, calibration);
-  const std::size_t finished_alone = share.finished();
+  const double first_ms = share.run(every_thread, calibration);
+  report_item(callbacks, calibration);
 
-  if (first_ms * threads <= kSideBySideBudgetMs) {
+  if (first_ms * threads <= kRoundBudgetMs) {
     device.hold();
-    // One image per thread, each taken as soon as it is decoded. Once as many images as
-    // threads are done side by side (a pace over whole turns of every thread, decodes
-    // included), the device's start is weighed before each input is taken.
-    const auto side_by_side_start = Clock::now();
-    std::size_t taken = 1;
-    bool begun = false;
-    const std::function<bool()> keep_taking = [&] {
-      const std::size_t finished = share.finished() - finished_alone;
-      if (!begun && finished >= static_cast<std::size_t>(threads) &&
-          device_worth_starting(callbacks.size_hint, taken,
-                                ms_since(side_by_side_start) / static_cast<double>(finished))) {
-        device.begin();
-        begun = true;
+    const auto rounds_start = Clock::now();
+    std::size_t done_in_rounds = 0;
+    while (!device.ended()) {
+      std::vector<BatchItem> round;
+      while (round.size() < static_cast<std::size_t>(threads)) {
+        std::optional<BatchInput> input = callbacks.next();
+        if (!input) break;
+        round.push_back({std::move(*input), {}, {}, {}});
       }
-      if (device.ended()) return false;
-      ++taken;
-      return true;
-    };
-    return run_images_side_by_side_while(every_thread, callbacks, std::ref(share), keep_taking);
+      if (round.empty()) return true;
+      taken += round.size();
+      // Each image is reported as soon as it is done, so its encode starts at once; the
+      // callbacks are called one at a time.
+      std::mutex reporting;
+      callbacks.host_parallel_for(round.size(), [&](std::size_t i) {
+        CallingThreadScheduler one_thread;
+        share.run(one_thread, round[i]);
+        const std::scoped_lock lock(reporting);
+        report_item(callbacks, round[i]);
+      });
+      if (round.size() < static_cast<std::size_t>(threads)) return true;  // next gave nullopt
+      done_in_rounds += round.size();
+      // The pace includes the waits for decodes: the whole pipeline's, not the kernels'.
+      const double ms_per_image = ms_since(rounds_start) / static_cast<double>(done_in_rounds);
+      if (device_worth_starting(callbacks.size_hint, taken, ms_per_image)) device.begin();
+    }
+    return false;
   }
   device.begin();
-  const auto device_begun =
-      calibration_start + ms_duration(std::min(first_ms, kFirstImageDeadlineMs));
+  const auto device_begun = calibration_start + ms_duration(std::min(first_ms, kHostImageBudgetMs));
   double last_ms = first_ms;
   while (!device.ended() &&
          (last_ms < kHostImageBudgetMs || ms_since(device_begun) + last_ms <= kDeviceStartMs)) {
     std::optional<BatchInput> input = callbacks.next();
     if (!input) return true;
     BatchItem item{std::move(*input), {}, {}, {}};
-    last_ms = run_alone(every_thread, share, callbacks, item);
+    last_ms = share.run(every_thread, item);
+    report_item(callbacks, item);
   }
   return false;
 }

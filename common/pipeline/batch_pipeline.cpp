@@ -25,20 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kExtraImagesInFlight = 2;  // the one computing and the next one ready
 
-/// Marks the calling thread as running a piece of BatchCallbacks::host_parallel_for.
-class LentPiece {
- public:
-  LentPiece() { ++depth_; }
-  LentPiece(const LentPiece&) = delete;
-  LentPiece& operator=(const LentPiece&) = delete;
-  ~LentPiece() { --depth_; }
-  [[nodiscard]] static bool active() { return depth_ > 0; }
-
- private:
-  static thread_local int depth_;
-};
-thread_local int LentPiece::depth_ = 0;
-
 enum class SlotState { loading, loaded, computing, saving, finished };
 
 struct Slot {
@@ -82,16 +68,8 @@ class Pipeline {
       top_up(lock);
     };
     // A device backend computing on the host (its device still starting) shares the workers
-    // with the codecs: its pieces run first, on whichever workers are idle. A piece that asks
-    // for the next input runs the codecs' queued tasks while it waits (no idle worker may be
-    // left to run them).
-    callbacks.host_parallel_for = [this](std::size_t count,
-                                         const std::function<void(std::size_t)>& task) {
-      pool_.parallel_for(count, [&task](std::size_t i) {
-        const LentPiece lent;
-        task(i);
-      });
-    };
+    // with the codecs: its pieces run first, on whichever workers are idle.
+    callbacks.host_parallel_for = context_.parallel_for;
     callbacks.host_threads = pool_.workers() + 1;  // the backend's own thread takes a share
     return callbacks;
   }
@@ -148,7 +126,6 @@ class Pipeline {
       gated_ = false;
     }
     const auto asked = Clock::now();
-    bool helped_in_vain = false;
     std::unique_lock lock(mutex_);
     for (;;) {
       top_up(lock);
@@ -170,18 +147,7 @@ class Pipeline {
       } else if (exhausted_) {
         return std::nullopt;
       }
-      if (LentPiece::active() && !helped_in_vain) {
-        // The decodes, and the encodes that free the window for them, may have no other
-        // thread to run them. A task that ran may have changed the window: look again.
-        lock.unlock();
-        const bool ran = pool_.run_queued(pipeline::Priority::decode) ||
-                         pool_.run_queued(pipeline::Priority::encode);
-        lock.lock();
-        helped_in_vain = !ran;
-        continue;
-      }
-      helped_in_vain = false;
-      changed_.wait(lock);  // for a task under way on another thread
+      changed_.wait(lock);
     }
   }
 

@@ -98,19 +98,6 @@ void WorkerPool::parallel_for(std::size_t count, const std::function<void(std::s
   if (loop->failure) std::rethrow_exception(loop->failure);
 }
 
-bool WorkerPool::run_queued(Priority priority) {
-  std::function<void()> task;
-  {
-    const std::scoped_lock lock(mutex_);
-    auto& queue = queues_[static_cast<std::size_t>(priority)];
-    if (queue.empty()) return false;
-    task = std::move(queue.front());
-    queue.pop_front();
-  }
-  task();
-  return true;
-}
-
 void WorkerPool::close_gate() {
   const std::scoped_lock lock(mutex_);
   gate_closed_ = true;

@@ -35,10 +35,6 @@ class WorkerPool {
   /// all have returned, rethrowing the first failure.
   void parallel_for(std::size_t count, const std::function<void(std::size_t)>& task);
 
-  /// Runs the oldest queued task of `priority` on the calling thread, if there is one; returns
-  /// whether it ran one (a thread that waits for a task's result can do the task itself).
-  bool run_queued(Priority priority);
-
   /// While closed, checkpoint() blocks (the compute stage has the CPU).
   void close_gate();
   void open_gate();

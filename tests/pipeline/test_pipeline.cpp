@@ -259,54 +259,6 @@ TEST(Pipeline, AHostBackendThatHoldsSeveralInputsLetsTheWorkersDecodeThem) {
   }
 }
 
-/// A device backend computing on the host while its device starts: every input is taken and
-/// computed inside pieces of the threads the pipeline lends (its codec workers), one image per
-/// piece at a time, as run_on_host_while_starting runs a light batch side by side.
-class LentThreadsBackend final : public Backend {
- public:
-  [[nodiscard]] std::string_view name() const override { return "lent-threads"; }
-  [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
-  [[nodiscard]] Availability availability() const override { return {}; }
-  [[nodiscard]] bool computes_on_host() const override { return false; }
-  OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
-               StageTimes* times) override {
-    return inner_->run(op, input, params, times);
-  }
-  void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
-    ASSERT_TRUE(callbacks.host_parallel_for);
-    std::mutex calling;  // the callbacks are called one at a time
-    const auto pieces = static_cast<std::size_t>(callbacks.host_threads);
-    callbacks.host_parallel_for(pieces, [&](std::size_t) {
-      for (;;) {
-        std::optional<BatchInput> input;
-        {
-          const std::scoped_lock lock(calling);
-          input = callbacks.next();
-        }
-        if (!input) return;
-        OpOutput output = run_chain(chain, input->image.view(), nullptr);
-        const std::scoped_lock lock(calling);
-        callbacks.done(input->index, std::move(output), {});
-      }
-    });
-  }
-
- private:
-  std::unique_ptr<Backend> inner_ = make_serial_backend({});
-};
-
-// Every worker may be lent to the backend at once, each piece waiting for its next input: the
-// waiting piece runs the queued decodes (and the encodes that free the window) itself.
-TEST(Pipeline, ABackendOnEveryLentThreadStillGetsItsInputsDecoded) {
-  for (const int threads : {1, 2, 3}) {
-    LentThreadsBackend backend;
-    RecordingJobs jobs(40);
-    run_batch_pipeline(backend, kGaussian, jobs, {threads, false});
-    EXPECT_EQ(jobs.order_, iota(40)) << threads << " threads";
-    for (const JobOutcome& outcome : jobs.outcomes_) EXPECT_FALSE(outcome.failure);
-  }
-}
-
 class FailingSource final : public RecordingJobs {
  public:
   FailingSource() : RecordingJobs(100) {}
