@@ -44,7 +44,7 @@ class DeviceStart {
 /// callbacks.host_parallel_for, and begins the device's start where it pays, until the start
 /// has ended.
 /// - The first input runs over every thread and times the chain; the device's start begins if
-///   its compute takes over 50 ms (a heavy chain).
+///   its compute takes over 20 ms (a heavy chain).
 /// - Light chains then run in rounds of one image per thread (holding up to host_threads
 ///   inputs), and the start begins once device_worth_starting says so: a short light batch
 ///   never starts the device.
