@@ -1,14 +1,16 @@
 // The host's share of a device backend's batch while its device starts. The first input runs
 // over every lent thread and times the chain; if one image per thread then stays within a
-// round's budget (light ops), the next inputs run in rounds of one image per thread, side by
-// side, as the CPU backends run a batch, and the device starts only if the host's pace leaves
-// it enough of the batch; otherwise (heavy ops) the device starts at once, each image runs
-// over every thread, and the host stops when its next image would outlast the device's start.
-// Results are reported as each is done, so within a round in any order.
+// GPU's start (light ops), the next inputs run side by side, one task each on the caller's
+// workers, and the device starts only if the host's pace leaves it enough of the batch;
+// otherwise (heavy ops) the device starts at once, each image runs over every thread, and the
+// host stops when its next image would outlast the device's start. Results are reported as
+// each is done, so side by side in any order.
 #include "host_while_starting.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,12 +29,13 @@ namespace {
 /// waits for at its exit (about 0.1 s).
 constexpr double kDeviceStartMs = 300.0;
 constexpr double kDeviceStartAndTeardownMs = 400.0;
-/// A round of images side by side lasts about as long as one image on one thread, at most the
-/// first image's time over every thread times the threads (an estimate several times too high:
-/// that first image also maps its output's pages). Rounds are run only where that bound stays
-/// within a GPU's start, so that a device ready meanwhile waits for the round in progress at
-/// most about as long as it took to start; a light op's round takes a few tens of milliseconds.
-constexpr double kRoundBudgetMs = kDeviceStartMs;
+/// Images side by side take about as long as one image on one thread each, at most the first
+/// image's time over every thread times the threads (an estimate several times too high: that
+/// first image also maps its output's pages). They run side by side only where that bound
+/// stays within a GPU's start, so that a device ready meanwhile waits for the images in
+/// progress at most about as long as it took to start; a light op's take a few tens of
+/// milliseconds.
+constexpr double kSideBySideBudgetMs = kDeviceStartMs;
 /// A first image still running over every thread after this long marks a heavy chain, whose
 /// device is then worth starting at once (a light chain's first image takes a few ms on 16
 /// cores: gaussian on 4096 x 2304 RGB about 5 ms).
@@ -73,6 +76,83 @@ class HostShare {
   std::shared_ptr<BufferPool> outputs_ = make_buffer_pool();
 };
 
+/// Light images side by side, one task each on the caller's queue (BatchCallbacks::
+/// host_submit), each taken as soon as it is decoded. At most `most_held` are held (running,
+/// or done and not yet reported), and the batch's thread reports the finished ones before it
+/// takes another: the callbacks stay on that thread, one call at a time, and the workers
+/// decode and encode between images as they would around a CPU backend's batch.
+class HostTasks {
+ public:
+  HostTasks(HostShare& share, const BatchCallbacks& callbacks, std::size_t most_held)
+      : share_(share), callbacks_(callbacks), most_held_(most_held) {}
+  HostTasks(const HostTasks&) = delete;
+  HostTasks& operator=(const HostTasks&) = delete;
+  /// Waits for the tasks still running (a batch ended by a throwing callback).
+  ~HostTasks() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return running_ == 0; });
+  }
+
+  /// Reports the finished images until fewer than most_held are running.
+  void report_and_make_room() {
+    report_until([&] { return running_ < most_held_; });
+  }
+  /// Reports every image, waiting for those still running.
+  void report_all() {
+    report_until([&] { return running_ == 0; });
+  }
+
+  void submit(BatchInput input) {
+    auto item = std::make_shared<BatchItem>(BatchItem{std::move(input), {}, {}, {}});
+    {
+      const std::scoped_lock lock(mutex_);
+      ++running_;
+    }
+    callbacks_.host_submit([this, item] {
+      CallingThreadScheduler one_thread;
+      share_.run(one_thread, *item);
+      const std::scoped_lock lock(mutex_);
+      done_.push_back(std::move(*item));
+      --running_;
+      ++finished_;
+      changed_.notify_all();
+    });
+  }
+
+  /// Images finished so far.
+  [[nodiscard]] std::size_t finished() {
+    const std::scoped_lock lock(mutex_);
+    return finished_;
+  }
+
+ private:
+  void report_until(const std::function<bool()>& enough) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (!done_.empty()) {
+        std::vector<BatchItem> done;
+        done.swap(done_);
+        lock.unlock();
+        for (BatchItem& item : done) report_item(callbacks_, item);
+        lock.lock();
+      } else if (enough()) {
+        return;
+      } else {
+        changed_.wait(lock);
+      }
+    }
+  }
+
+  HostShare& share_;
+  const BatchCallbacks& callbacks_;
+  const std::size_t most_held_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<BatchItem> done_;  ///< finished, not yet reported
+  std::size_t running_ = 0;
+  std::size_t finished_ = 0;
+};
+
 }  // namespace
 
 bool device_worth_starting(std::size_t size_hint, std::size_t taken, double host_ms_per_image) {
@@ -83,7 +163,7 @@ bool device_worth_starting(std::size_t size_hint, std::size_t taken, double host
 
 bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& callbacks,
                                 DeviceStart& device) {
-  if (!callbacks.host_parallel_for || device.ended()) {
+  if (!callbacks.host_parallel_for || !callbacks.host_submit || device.ended()) {
     device.begin();
     return false;
   }
@@ -100,34 +180,31 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
   const double first_ms = share.run(every_thread, calibration);
   report_item(callbacks, calibration);
 
-  if (first_ms * threads <= kRoundBudgetMs) {
+  if (first_ms * threads <= kSideBySideBudgetMs) {
     device.hold();
-    const auto rounds_start = Clock::now();
-    std::size_t done_in_rounds = 0;
-    while (!device.ended()) {
-      std::vector<BatchItem> round;
-      while (round.size() < static_cast<std::size_t>(threads)) {
-        std::optional<BatchInput> input = callbacks.next();
-        if (!input) break;
-        round.push_back({std::move(*input), {}, {}, {}});
-      }
-      if (round.empty()) return true;
-      taken += round.size();
-      // Each image is reported as soon as it is done, so its encode starts at once; the
-      // callbacks are called one at a time.
-      std::mutex reporting;
-      callbacks.host_parallel_for(round.size(), [&](std::size_t i) {
-        CallingThreadScheduler one_thread;
-        share.run(one_thread, round[i]);
-        const std::scoped_lock lock(reporting);
-        report_item(callbacks, round[i]);
-      });
-      if (round.size() < static_cast<std::size_t>(threads)) return true;  // next gave nullopt
-      done_in_rounds += round.size();
+    HostTasks tasks(share, callbacks, static_cast<std::size_t>(std::max(threads - 1, 1)));
+    const auto side_by_side_start = Clock::now();
+    bool begun = false;
+    for (;;) {
+      tasks.report_and_make_room();
       // The pace includes the waits for decodes: the whole pipeline's, not the kernels'.
-      const double ms_per_image = ms_since(rounds_start) / static_cast<double>(done_in_rounds);
-      if (device_worth_starting(callbacks.size_hint, taken, ms_per_image)) device.begin();
+      const std::size_t finished = tasks.finished();
+      if (!begun && finished >= static_cast<std::size_t>(threads) &&
+          device_worth_starting(callbacks.size_hint, taken,
+                                ms_since(side_by_side_start) / static_cast<double>(finished))) {
+        device.begin();
+        begun = true;
+      }
+      if (device.ended()) break;
+      std::optional<BatchInput> input = callbacks.next();
+      if (!input) {
+        tasks.report_all();
+        return true;
+      }
+      ++taken;
+      tasks.submit(std::move(*input));
     }
+    tasks.report_all();
     return false;
   }
   device.begin();

@@ -45,9 +45,10 @@ class DeviceStart {
 /// has ended.
 /// - The first input runs over every thread and times the chain; the device's start begins if
 ///   its compute takes over 20 ms (a heavy chain).
-/// - Light chains then run in rounds of one image per thread (holding up to host_threads
-///   inputs), and the start begins once device_worth_starting says so: a short light batch
-///   never starts the device.
+/// - Light chains then run side by side, one image per callbacks.host_submit task (holding
+///   fewer than host_threads inputs), and the start begins once device_worth_starting says
+///   so, judged by the pace of the first host_threads images: a short light batch never
+///   starts the device.
 /// - Heavy chains run one image at a time over every thread, while the next image would end
 ///   before the device is likely ready (the device is then left the rest, rather than wait
 ///   for the host's image).
@@ -55,7 +56,7 @@ class DeviceStart {
 /// each as soon as it is done (in any order, one call at a time, from the lent threads too).
 /// Returns true when the batch ended on the host (callbacks.next gave nullopt); false when the
 /// device should run the rest (its start then begun), at once when the caller lent no threads
-/// (host_parallel_for empty).
+/// (host_parallel_for or host_submit empty).
 bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& callbacks,
                                 DeviceStart& device);
 

@@ -71,6 +71,9 @@ class Pipeline {
     // with the codecs: its pieces run first, on whichever workers are idle.
     callbacks.host_parallel_for = context_.parallel_for;
     callbacks.host_threads = pool_.workers() + 1;  // the backend's own thread takes a share
+    callbacks.host_submit = [this](std::function<void()> task) {
+      pool_.submit(pipeline::Priority::piece, std::move(task));
+    };
     return callbacks;
   }
 

@@ -98,6 +98,11 @@ struct BatchCallbacks {
   /// device). The pipeline lends its codec workers, and its window has room for that many.
   ParallelFor host_parallel_for;
   int host_threads = 0;
+  /// Queues a task on those same threads, ahead of the caller's own work (may be empty): a
+  /// device backend runs one host image per task, side by side, so that the threads decode and
+  /// encode between images. The task must not call the callbacks; the backend waits for its
+  /// tasks before run_batch returns.
+  std::function<void(std::function<void()>)> host_submit;
 };
 
 /// A BatchCallbacks::next over inputs 0 .. count - 1 from `load`, skipping those it gives no
