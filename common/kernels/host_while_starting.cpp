@@ -1,10 +1,9 @@
-// The host's share of a device backend's batch while its device starts. The first input runs
-// over every lent thread and times the chain; if one image per thread then stays within a
-// GPU's start (light ops), the next inputs run side by side, one task each on the caller's
-// workers, and the device starts only if the host's pace leaves it enough of the batch;
-// otherwise (heavy ops) the device starts at once, each image runs over every thread, and the
-// host stops when its next image would outlast the device's start. Results are reported as
-// each is done, so side by side in any order.
+// The host's share of a device backend's batch while its device starts. The chain's cost is
+// probed on the first input's top rows; a light chain (an image on one thread within a GPU's
+// start) then runs side by side, one task per image on the caller's workers, and the device
+// starts only if the host's pace leaves it enough of the batch; a heavy one starts the device
+// at once, runs each image over every thread, and stops when its next image would outlast the
+// device's start. Results are reported as each is done, so side by side in any order.
 #include "host_while_starting.hpp"
 
 #include <algorithm>
@@ -29,16 +28,16 @@ namespace {
 /// waits for at its exit (about 0.1 s).
 constexpr double kDeviceStartMs = 300.0;
 constexpr double kDeviceStartAndTeardownMs = 400.0;
-/// Images side by side take about as long as one image on one thread each, at most the first
-/// image's time over every thread times the threads (an estimate several times too high: that
-/// first image also maps its output's pages). They run side by side only where that bound
-/// stays within a GPU's start, so that a device ready meanwhile waits for the images in
-/// progress at most about as long as it took to start; a light op's take a few tens of
-/// milliseconds.
+/// Images side by side take about as long as one image on one thread each. They run side by
+/// side only where the probe's estimate of that stays within a GPU's start, so that a device
+/// ready meanwhile waits for the images in progress at most about as long as it took to
+/// start; a light op's take a few tens of milliseconds.
 constexpr double kSideBySideBudgetMs = kDeviceStartMs;
-/// A first image still running over every thread after this long marks a heavy chain, whose
-/// device is then worth starting at once (a light chain's first image takes a few ms on 16
-/// cores: gaussian on 4096 x 2304 RGB about 5 ms).
+/// The chain's cost is probed on the first image's top rows, on one thread: few enough to
+/// take about 1 ms for gaussian on 4096-wide RGB, enough to hold a 31 x 31 window.
+constexpr int kProbeRows = 64;
+/// A probe still running after this long marks a heavy chain, whose device is then worth
+/// starting at once (a light chain's probe takes a few ms).
 constexpr double kFirstImageDeadlineMs = 20.0;
 /// Over every thread, after an image that took longer than this, the host takes another only
 /// while it would end before the device is likely ready: an image the device would finish far
@@ -60,6 +59,19 @@ class HostShare {
  public:
   explicit HostShare(const OpChain& chain) : chain_(chain) {
     for (OpStep& step : chain_) step.params.variant.clear();  // the device's variant names
+  }
+
+  /// The chain's time on one thread for a whole image like `input`, estimated from its top
+  /// rows run on their own (the result is dropped).
+  double estimate_one_thread_ms(const ConstImageView& input) {
+    const int rows = std::min(input.height(), kProbeRows);
+    const ConstImageView top(input.first_row(), input.width(), rows, input.channels(),
+                             input.stride(), RowRange{0, rows});
+    CallingThreadScheduler one_thread;
+    StageTimes times;
+    const auto start = Clock::now();
+    (void)run_cpu_chain(one_thread, chain_, top, times, outputs_);
+    return ms_since(start) * static_cast<double>(input.height()) / static_cast<double>(rows);
   }
 
   /// Runs `item` on `scheduler`; returns its compute time.
@@ -172,17 +184,14 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
   ParallelForScheduler every_thread(callbacks.host_parallel_for, threads);
   std::optional<BatchInput> first = callbacks.next();
   if (!first) return true;
-  std::size_t taken = 1;
-  // A heavy chain's device starts while its first image still runs.
+  // A heavy chain's device starts while its first rows still run.
   device.begin_after(kFirstImageDeadlineMs);
-  const auto calibration_start = Clock::now();
-  BatchItem calibration{std::move(*first), {}, {}, {}};
-  const double first_ms = share.run(every_thread, calibration);
-  report_item(callbacks, calibration);
-
-  if (first_ms * threads <= kSideBySideBudgetMs) {
+  const auto probe_start = Clock::now();
+  if (share.estimate_one_thread_ms(first->image.view()) <= kSideBySideBudgetMs) {
     device.hold();
     HostTasks tasks(share, callbacks, static_cast<std::size_t>(std::max(threads - 1, 1)));
+    tasks.submit(std::move(*first));
+    std::size_t taken = 1;
     const auto side_by_side_start = Clock::now();
     bool begun = false;
     for (;;) {
@@ -209,17 +218,17 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
   }
   device.begin();
   const auto device_begun =
-      calibration_start + ms_duration(std::min(first_ms, kFirstImageDeadlineMs));
-  double last_ms = first_ms;
-  while (!device.ended() &&
-         (last_ms < kHostImageBudgetMs || ms_since(device_begun) + last_ms <= kDeviceStartMs)) {
-    std::optional<BatchInput> input = callbacks.next();
-    if (!input) return true;
+      probe_start + ms_duration(std::min(ms_since(probe_start), kFirstImageDeadlineMs));
+  for (std::optional<BatchInput> input = std::move(first); input; input = callbacks.next()) {
     BatchItem item{std::move(*input), {}, {}, {}};
-    last_ms = share.run(every_thread, item);
+    const double ms = share.run(every_thread, item);
     report_item(callbacks, item);
+    if (device.ended() ||
+        (ms >= kHostImageBudgetMs && ms_since(device_begun) + ms > kDeviceStartMs)) {
+      return false;
+    }
   }
-  return false;
+  return true;
 }
 
 BackgroundStart::~BackgroundStart() {

@@ -41,19 +41,19 @@ class DeviceStart {
 
 /// Takes inputs from callbacks.next and runs `chain` on each with the CPU backends' kernels
 /// (each op's default CPU variant: every variant gives the same bytes), on the threads lent by
-/// callbacks.host_parallel_for, and begins the device's start where it pays, until the start
-/// has ended.
-/// - The first input runs over every thread and times the chain; the device's start begins if
-///   its compute takes over 20 ms (a heavy chain).
-/// - Light chains then run side by side, one image per callbacks.host_submit task (holding
-///   fewer than host_threads inputs), and the start begins once device_worth_starting says
-///   so, judged by the pace of the first host_threads images: a short light batch never
-///   starts the device.
-/// - Heavy chains run one image at a time over every thread, while the next image would end
-///   before the device is likely ready (the device is then left the rest, rather than wait
-///   for the host's image).
+/// callbacks.host_parallel_for and host_submit, and begins the device's start where it pays,
+/// until the start has ended.
+/// - The chain is first timed on the first input's top rows, on one thread; the device's start
+///   begins if that takes over 20 ms (a heavy chain).
+/// - A light chain (a whole image on one thread estimated within a GPU's start) runs side by
+///   side, one image per host_submit task (holding fewer than host_threads inputs), and the
+///   start begins once device_worth_starting says so, judged by the pace of the first
+///   host_threads images: a short light batch never starts the device.
+/// - A heavy chain starts the device at once and runs one image at a time over every thread,
+///   while the next image would end before the device is likely ready (the device is then
+///   left the rest, rather than wait for the host's image).
 /// Results go to callbacks.done with StageTimes::on_host set, failures to callbacks.failed,
-/// each as soon as it is done (in any order, one call at a time, from the lent threads too).
+/// each as soon as it is done (in any order, one call at a time, from the calling thread).
 /// Returns true when the batch ended on the host (callbacks.next gave nullopt); false when the
 /// device should run the rest (its start then begun), at once when the caller lent no threads
 /// (host_parallel_for or host_submit empty).
