@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -62,7 +63,8 @@ class HostShare {
   }
 
   /// The chain's time on one thread for a whole image like `input`, estimated from its top
-  /// rows run on their own (the result is dropped).
+  /// rows run on their own (the result is dropped). A chain that fails there is left to fail
+  /// on the whole image, as that image's own failure: its estimate is then 0.
   double estimate_one_thread_ms(const ConstImageView& input) {
     const int rows = std::min(input.height(), kProbeRows);
     const ConstImageView top(input.first_row(), input.width(), rows, input.channels(),
@@ -70,7 +72,11 @@ class HostShare {
     CallingThreadScheduler one_thread;
     StageTimes times;
     const auto start = Clock::now();
-    (void)run_cpu_chain(one_thread, chain_, top, times, outputs_);
+    try {
+      (void)run_cpu_chain(one_thread, chain_, top, times, outputs_);
+    } catch (const std::exception&) {
+      return 0.0;
+    }
     return ms_since(start) * static_cast<double>(input.height()) / static_cast<double>(rows);
   }
 
