@@ -126,7 +126,7 @@ class HostTasks {
       const std::scoped_lock lock(mutex_);
       ++running_;
     }
-    callbacks_.host_submit([this, item] {
+    const auto run = [this, item] {
       CallingThreadScheduler one_thread;
       share_.run(one_thread, *item);
       const std::scoped_lock lock(mutex_);
@@ -134,7 +134,14 @@ class HostTasks {
       --running_;
       ++finished_;
       changed_.notify_all();
-    });
+    };
+    try {
+      callbacks_.host_submit(run);
+    } catch (...) {  // never queued: nothing to wait for
+      const std::scoped_lock lock(mutex_);
+      --running_;
+      throw;
+    }
   }
 
   /// Images finished so far.
