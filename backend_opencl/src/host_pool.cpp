@@ -52,15 +52,7 @@ void* PoolOnceAttached::allocate(std::size_t bytes) {
     pool = pool_;
   }
   if (pool) return pool->allocate(bytes);
-  void* p = ::operator new(bytes);
-  try {
-    const std::scoped_lock lock(mutex_);
-    ordinary_.insert(p);
-  } catch (...) {
-    ::operator delete(p);
-    throw;
-  }
-  return p;
+  return ordinary_.allocate(bytes);
 }
 
 bool PoolOnceAttached::is_locked(const void* p) {
@@ -73,13 +65,10 @@ bool PoolOnceAttached::is_locked(const void* p) {
 }
 
 void PoolOnceAttached::deallocate(void* p, std::size_t bytes) noexcept {
+  if (ordinary_.release(p)) return;
   std::shared_ptr<HostPool> pool;
   {
     const std::scoped_lock lock(mutex_);
-    if (ordinary_.erase(p) > 0) {
-      ::operator delete(p);
-      return;
-    }
     pool = pool_;
   }
   if (pool) pool->deallocate(p, bytes);

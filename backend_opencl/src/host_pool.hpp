@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "cl_api.hpp"
 #include "parfilter/host_buffer_pool.hpp"
@@ -54,7 +53,7 @@ class PoolOnceAttached final : public SampleAllocator {
  private:
   std::mutex mutex_;
   std::shared_ptr<HostPool> pool_;
-  std::set<void*> ordinary_;  // handed out before attach()
+  OrdinaryBuffers ordinary_;  // handed out before attach()
 };
 
 }  // namespace parfilter::opencl

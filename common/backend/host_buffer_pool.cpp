@@ -28,10 +28,10 @@ HostBufferPool::HostBufferPool(std::size_t cached_bytes, bool ready)
 HostBufferPool::~HostBufferPool() = default;
 
 void* HostBufferPool::allocate(std::size_t bytes) {
-  if (!ready_) return ordinary(bytes);
+  if (!ready_) return ordinary_.allocate(bytes);
   if (void* p = cached(bytes)) return p;
   const std::unique_lock locking(locking_, std::try_to_lock);
-  if (!locking.owns_lock()) return ordinary(bytes);
+  if (!locking.owns_lock()) return ordinary_.allocate(bytes);
   return locked(bytes);
 }
 
@@ -42,12 +42,8 @@ void* HostBufferPool::allocate_locked(std::size_t bytes) {
 }
 
 void HostBufferPool::deallocate(void* p, std::size_t /*bytes*/) noexcept {
+  if (ordinary_.release(p)) return;
   std::unique_lock lock(mutex_);
-  if (ordinary_.erase(p) > 0) {
-    lock.unlock();
-    ::operator delete(p);
-    return;
-  }
   const auto found = capacity_.find(p);
   if (found == capacity_.end()) return;
   const std::size_t capacity = found->second;
@@ -98,11 +94,29 @@ void* HostBufferPool::locked(std::size_t bytes) {
   return p;
 }
 
-void* HostBufferPool::ordinary(std::size_t bytes) {
-  void* p = ::operator new(bytes);
-  const std::scoped_lock lock(mutex_);
-  ordinary_.insert(p);
+void* OrdinaryBuffers::allocate(std::size_t bytes) {
+  void* p = detail::allocate_samples(bytes);
+  try {
+    const std::scoped_lock lock(mutex_);
+    handed_out_.emplace(p, bytes);
+  } catch (...) {
+    detail::free_samples(p, bytes);
+    throw;
+  }
   return p;
+}
+
+bool OrdinaryBuffers::release(void* p) noexcept {
+  std::size_t bytes = 0;
+  {
+    const std::scoped_lock lock(mutex_);
+    const auto found = handed_out_.find(p);
+    if (found == handed_out_.end()) return false;
+    bytes = found->second;
+    handed_out_.erase(found);
+  }
+  detail::free_samples(p, bytes);
+  return true;
 }
 
 }  // namespace parfilter

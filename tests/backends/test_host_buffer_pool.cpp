@@ -1,12 +1,14 @@
 // HostBufferPool (parfilter/host_buffer_pool.hpp), the device backends' page-locked host
 // buffers, against its promises with a fake lock: freed buffers are reused within a bounded
 // slack and up to a cap; before the device is ready, and while another buffer is being locked,
-// allocate() hands out ordinary memory instead of waiting; results are always locked.
+// allocate() hands out ordinary memory instead of waiting, allocated as an Image's own samples
+// are; results are always locked.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -19,6 +21,9 @@ namespace {
 
 constexpr std::size_t kBytes = 1000;
 constexpr std::size_t kRoomy = 10 * kBytes;
+/// An image-sized buffer: an Image's samples of this size start on a cache line at least.
+constexpr std::size_t kImageBytes = std::size_t{8} << 20;
+constexpr std::uintptr_t kCacheLine = 64;
 
 /// Locks with plain new and delete, counting; lock_new can be held until let go.
 class FakePool final : public HostBufferPool {
@@ -97,6 +102,22 @@ TEST(HostBufferPool, HandsOutOrdinaryMemoryUntilTheDeviceIsReady) {
   pool.deallocate(early, kBytes);
   pool.deallocate(later, kBytes);
   EXPECT_EQ(pool.unlocks, 0);  // the ordinary one went back to the heap, the locked one cached
+}
+
+TEST(HostBufferPool, OrdinaryMemoryIsAllocatedAsAnImagesSamples) {
+  FakePool pool(kRoomy, false);
+  void* early = pool.allocate(kImageBytes);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(early) % kCacheLine, 0U);
+  pool.deallocate(early, kImageBytes);
+}
+
+TEST(OrdinaryBuffers, ReleasesOnlyItsOwnBuffers) {
+  OrdinaryBuffers buffers;
+  void* own = buffers.allocate(kBytes);
+  int elsewhere = 0;
+  EXPECT_FALSE(buffers.release(&elsewhere));
+  EXPECT_TRUE(buffers.release(own));
+  EXPECT_FALSE(buffers.release(own));  // once only
 }
 
 TEST(HostBufferPool, ADecoderNeverWaitsWhileAnotherBufferIsBeingLocked) {

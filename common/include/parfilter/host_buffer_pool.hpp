@@ -13,11 +13,30 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "parfilter/image.hpp"
 
 namespace parfilter {
+
+/// The ordinary (pageable) buffers a pool hands out while it cannot lock one: allocated as an
+/// Image's own samples are (detail::allocate_samples: a large one on huge pages, so a decoder
+/// writing it takes a few faults instead of one per 4 KiB), and recorded, so that a pool tells
+/// them from its locked buffers when they come back. Thread-safe.
+class OrdinaryBuffers {
+ public:
+  OrdinaryBuffers() = default;
+  OrdinaryBuffers(const OrdinaryBuffers&) = delete;
+  OrdinaryBuffers& operator=(const OrdinaryBuffers&) = delete;
+  ~OrdinaryBuffers() = default;
+
+  [[nodiscard]] void* allocate(std::size_t bytes);
+  /// Frees `p` if it is one of these buffers; false (and nothing done) otherwise.
+  bool release(void* p) noexcept;
+
+ private:
+  std::mutex mutex_;
+  std::map<void*, std::size_t> handed_out_;  // buffer -> its bytes
+};
 
 class HostBufferPool : public SampleAllocator {
  public:
@@ -56,7 +75,6 @@ class HostBufferPool : public SampleAllocator {
  private:
   [[nodiscard]] void* cached(std::size_t bytes);
   [[nodiscard]] void* locked(std::size_t bytes);
-  [[nodiscard]] void* ordinary(std::size_t bytes);
 
   std::atomic<bool> ready_;
   std::mutex locking_;  // held while lock_new runs
@@ -65,7 +83,7 @@ class HostBufferPool : public SampleAllocator {
   std::size_t cached_ = 0;
   std::multimap<std::size_t, void*> free_;  // cached locked buffers, by capacity
   std::map<void*, std::size_t> capacity_;   // every locked buffer, handed out or cached
-  std::set<void*> ordinary_;                // ordinary buffers handed out
+  OrdinaryBuffers ordinary_;                // handed out while none could be locked
 };
 
 }  // namespace parfilter
