@@ -33,6 +33,9 @@ constexpr std::size_t kTables = 16;  ///< a 256-entry table as 16 tables of 16 e
 /// The most 32-bit lanes of any target (AVX-512): the size of index arrays.
 constexpr std::size_t kMaxLanes32 = 16;
 constexpr std::size_t kVectorBytes512 = 64;
+/// Room for n8 RGBA pixels and the last group's load past them (n8 + n32 bytes past its
+/// start), on any target.
+constexpr std::size_t kTailBytes = kVectorBytes512 * kRgba + kMaxLanes32;
 #endif
 
 /// Luma: each 32-bit lane holds one pixel as the 16-bit pairs (R, B) and (G, 1) (byte shuffles
@@ -111,15 +114,27 @@ int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, 
 #endif
   const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(width) * channels;
   const std::ptrdiff_t group_bytes = static_cast<std::ptrdiff_t>(n32) * channels;
+  const auto lumas = [&](const std::uint8_t* p) {  // the n8 pixels from p
+    return DemoteU8(group(p), group(p + group_bytes), group(p + 2 * group_bytes),
+                    group(p + 3 * group_bytes));
+  };
   // The last group's load reads n8 bytes from its first pixel: x may go up to last_x.
   const std::ptrdiff_t last_byte = row_bytes - 3 * group_bytes - n8;
   if (last_byte < 0) return 0;
   const std::ptrdiff_t last_x = last_byte / channels;
-  return static_cast<int>(StoreRow(out, 0, last_x + n8, store, [&](std::ptrdiff_t x) {
-    const std::uint8_t* p = in + x * channels;
-    return DemoteU8(group(p), group(p + group_bytes), group(p + 2 * group_bytes),
-                    group(p + 3 * group_bytes));
-  }));
+  std::ptrdiff_t x = StoreRow(out, 0, last_x + n8, store,
+                              [&](std::ptrdiff_t at) { return lumas(in + at * channels); });
+  // The row's last pixels, whose RGB loads would read past its end: n8 at a time from a copy
+  // with room for those loads (the last vector overlapping the one before), instead of up to
+  // two vectors' worth of the plain loop (a tenth of the row's time on 3840-wide RGB).
+  while (x < width) {
+    alignas(kVectorBytes512) std::uint8_t tail[kTailBytes] = {};
+    const std::ptrdiff_t tail_x = std::min<std::ptrdiff_t>(x, width - n8);
+    std::copy_n(in + tail_x * channels, n8 * channels, tail);
+    hn::StoreU(lumas(tail), d8, out + tail_x);
+    x = tail_x + n8;
+  }
+  return static_cast<int>(x);
 #endif
 }
 
