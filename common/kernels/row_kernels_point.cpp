@@ -69,7 +69,7 @@ class SubHistograms {
   /// A flush before any counter could pass 2^32 - 1.
   static constexpr std::uint64_t kFlushAt = std::uint64_t{1} << 31;
   static constexpr int kByteBits = 8;
-  static_assert(kSubHistograms * kByteBits == 64, "one sub-histogram per byte of a word");
+  static_assert(kSubHistograms == sizeof(std::uint64_t), "one sub-histogram per byte of a word");
 
   void flush() {
     for (auto& sub : counts_) {
@@ -155,8 +155,7 @@ void gray_rows_counted(const ConstImageView& src, const ImageView& dst, RowRange
   for (int y = rows.begin; y < rows.end; ++y) {
     // Counted right after it is written, while the row is in cache.
     gray_rows(src, dst, {y, y + 1}, cached(loops));
-    const std::uint8_t* out = dst.row(y);
-    counts.add(width, [out](int x) { return out[x]; });
+    counts.add_bytes(dst.row(y), width);
   }
 }
 
