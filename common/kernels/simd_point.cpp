@@ -36,6 +36,8 @@ constexpr std::size_t kVectorBytes512 = 64;
 /// Room for n8 RGBA pixels and the last group's load past them (n8 + n32 bytes past its
 /// start), on any target.
 constexpr std::size_t kTailBytes = kVectorBytes512 * kRgba + kMaxLanes32;
+constexpr std::ptrdiff_t kCacheLineBytes = 64;
+constexpr std::ptrdiff_t kPrefetchAheadBytes = 2048;
 #endif
 
 /// Luma: each 32-bit lane holds one pixel as the 16-bit pairs (R, B) and (G, 1) (byte shuffles
@@ -122,8 +124,15 @@ int LumaRow(const std::uint8_t* in, std::uint8_t* out, int width, int channels, 
   const std::ptrdiff_t last_byte = row_bytes - 3 * group_bytes - n8;
   if (last_byte < 0) return 0;
   const std::ptrdiff_t last_x = last_byte / channels;
-  std::ptrdiff_t x = StoreRow(out, 0, last_x + n8, store,
-                              [&](std::ptrdiff_t at) { return lumas(in + at * channels); });
+  // One core's own reads run ahead of its hardware prefetchers here: on the GPU machine's Xeon
+  // a prefetch 2 KiB ahead took gray from 73-90% to 90-108% of a one-thread memcpy.
+  std::ptrdiff_t x = StoreRow(out, 0, last_x + n8, store, [&](std::ptrdiff_t at) {
+    const std::uint8_t* p = in + at * channels;
+    for (std::ptrdiff_t line = 0; line < n8 * channels; line += kCacheLineBytes) {
+      hwy::Prefetch(p + kPrefetchAheadBytes + line);
+    }
+    return lumas(p);
+  });
   // The row's last pixels, whose RGB loads would read past its end: n8 at a time from a copy
   // with room for those loads (the last vector overlapping the one before), instead of up to
   // two vectors' worth of the plain loop (a tenth of the row's time on 3840-wide RGB).
