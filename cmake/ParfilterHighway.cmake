@@ -1,14 +1,14 @@
 # Google Highway (Debian: libhwy-dev), the portable SIMD library of the CPU row kernels
 # (docs/CPU_KERNELS.md): the SIMD kernels are compiled once per x86 target (SSE4, AVX2,
-# AVX-512) and each call runs the best one the CPU has, picked at run time (Highway's dynamic
-# dispatch through function tables: no ifunc, no -march in the build).
+# AVX-512) and each call runs the best one the CPU has, picked at run time (Highway's per-target
+# function tables: no ifunc, no -march in the build). Only Highway's headers are used: libhwy.so
+# is not linked, because loading it costs 3 ms per process (common/kernels/simd_targets.hpp).
 #
 # PARFILTER_WITH_HIGHWAY (AUTO/ON/OFF): AUTO uses Highway where it is found and otherwise builds
 #   the plain C++ kernels alone (every variant then runs them, with the same bytes); ON fails
 #   the configure without it; OFF never looks.
-# parfilter_link_highway(<target> <sources>...) compiles the SIMD sources into <target> and
-#   links Highway privately, or compiles simd_absent.cpp instead; PARFILTER_HAVE_HWY (cached)
-#   tells ParfilterInstall whether installed static libraries need Highway too.
+# parfilter_link_highway(<target> <sources>...) compiles the SIMD sources into <target> with
+#   Highway's headers, or compiles simd_absent.cpp instead; PARFILTER_HAVE_HWY (cached).
 # Under CI (CI=true, scripts/test.sh) the default is ON: a CI machine without libhwy-dev must
 # fail the configure, not quietly test the plain loops alone.
 set(_hwy_default AUTO)
@@ -30,6 +30,8 @@ if(NOT PARFILTER_WITH_HIGHWAY STREQUAL "OFF")
   if(hwy_FOUND AND TARGET hwy::hwy)
     set(_hwy_found TRUE)
     set(_hwy_version ${hwy_VERSION})
+    # Seen from tests/ too: test_simd_kernels checks the kernels' CPU detection against it.
+    set_property(TARGET hwy::hwy PROPERTY IMPORTED_GLOBAL TRUE)
   endif()
 endif()
 
@@ -53,7 +55,8 @@ message(STATUS "parfilter CPU kernels: ${_simd_summary}")
 function(parfilter_link_highway target)
   if(PARFILTER_HAVE_HWY)
     target_sources(${target} PRIVATE ${ARGN})
-    target_link_libraries(${target} PRIVATE hwy::hwy)
+    target_include_directories(${target} SYSTEM PRIVATE
+                               $<TARGET_PROPERTY:hwy::hwy,INTERFACE_INCLUDE_DIRECTORIES>)
     target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_HWY=1)
     # SSSE3 adds nothing over SSE4's ops here. The fallback target is SCALAR on every compiler
     # (the kernels then leave each row to the plain loops): Highway picks EMU128 instead on

@@ -65,9 +65,6 @@ endif()
 if(PARFILTER_HAVE_LIBJPEG_TURBO)
   string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " libjpeg")
 endif()
-if(PARFILTER_HAVE_HWY)
-  string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " libhwy")
-endif()
 # Relocatable: the prefix is found from the .pc file's own place (pkg-config's pcfiledir), so an
 # installation moved, or made with cmake --install --prefix, still works.
 file(RELATIVE_PATH PARFILTER_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)

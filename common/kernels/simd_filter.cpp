@@ -183,35 +183,31 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace parfilter::kernels::simd {
 
-HWY_EXPORT(GaussianRow);
-HWY_EXPORT(GaussianColumn);
-HWY_EXPORT(SharpenRow);
-HWY_EXPORT(SobelRow);
+PARFILTER_SIMD_EXPORT(GaussianRow);
+PARFILTER_SIMD_EXPORT(GaussianColumn);
+PARFILTER_SIMD_EXPORT(SharpenRow);
+PARFILTER_SIMD_EXPORT(SobelRow);
 
 std::ptrdiff_t gaussian_row(const std::uint8_t* in, std::uint16_t* out, std::ptrdiff_t begin,
                             std::ptrdiff_t end, int channels, GaussianTaps q) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(GaussianRow)(in, out, begin, end, channels, q.q0, q.q1, q.q2);
+  return PARFILTER_SIMD_DISPATCH(GaussianRow)(in, out, begin, end, channels, q.q0, q.q1, q.q2);
 }
 
 std::ptrdiff_t gaussian_column(const std::uint16_t* const* r, std::uint8_t* out, std::ptrdiff_t n,
                                GaussianTaps q, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(GaussianColumn)(r, out, n, q.q0, q.q1, q.q2, store);
+  return PARFILTER_SIMD_DISPATCH(GaussianColumn)(r, out, n, q.q0, q.q1, q.q2, store);
 }
 
 std::ptrdiff_t sharpen_row(const std::uint8_t* up, const std::uint8_t* mid,
                            const std::uint8_t* down, std::uint8_t* out, std::ptrdiff_t begin,
                            std::ptrdiff_t end, int channels, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(SharpenRow)(up, mid, down, out, begin, end, channels, store);
+  return PARFILTER_SIMD_DISPATCH(SharpenRow)(up, mid, down, out, begin, end, channels, store);
 }
 
 int sobel_row(const std::uint8_t* up, const std::uint8_t* mid, const std::uint8_t* down,
               std::uint8_t* out, int begin, int end, SobelOutput output, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(SobelRow)(up, mid, down, out, begin, end, static_cast<int>(output),
-                                        store);
+  return PARFILTER_SIMD_DISPATCH(SobelRow)(up, mid, down, out, begin, end, static_cast<int>(output),
+                                           store);
 }
 
 }  // namespace parfilter::kernels::simd

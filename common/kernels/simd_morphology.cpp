@@ -82,19 +82,17 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace parfilter::kernels::simd {
 
-HWY_EXPORT(Combine);
-HWY_EXPORT(Combine3);
+PARFILTER_SIMD_EXPORT(Combine);
+PARFILTER_SIMD_EXPORT(Combine3);
 
 std::size_t combine(const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out, std::size_t n,
                     MorphOp op, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(Combine)(a, b, out, n, static_cast<int>(op), store);
+  return PARFILTER_SIMD_DISPATCH(Combine)(a, b, out, n, static_cast<int>(op), store);
 }
 
 std::size_t combine3(const std::uint8_t* a, const std::uint8_t* b, const std::uint8_t* c,
                      std::uint8_t* out, std::size_t n, MorphOp op, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(Combine3)(a, b, c, out, n, static_cast<int>(op), store);
+  return PARFILTER_SIMD_DISPATCH(Combine3)(a, b, c, out, n, static_cast<int>(op), store);
 }
 
 }  // namespace parfilter::kernels::simd

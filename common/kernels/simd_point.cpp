@@ -288,41 +288,36 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace parfilter::kernels::simd {
 
-HWY_EXPORT(LumaRow);
-HWY_EXPORT(ThresholdRow);
-HWY_EXPORT(LutRow);
-HWY_EXPORT(PoolRow);
-HWY_EXPORT(CopyAlphaRow);
+PARFILTER_SIMD_EXPORT(LumaRow);
+PARFILTER_SIMD_EXPORT(ThresholdRow);
+PARFILTER_SIMD_EXPORT(LutRow);
+PARFILTER_SIMD_EXPORT(PoolRow);
+PARFILTER_SIMD_EXPORT(CopyAlphaRow);
 
 int luma_row(const std::uint8_t* in, std::uint8_t* out, int width, int channels,
              detail::LumaWeights w, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(LumaRow)(in, out, width, channels, w.r, w.g, w.b, w.shift, store);
+  return PARFILTER_SIMD_DISPATCH(LumaRow)(in, out, width, channels, w.r, w.g, w.b, w.shift, store);
 }
 
 std::ptrdiff_t threshold_row(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
                              int threshold, RowStore store) {
   constexpr int kMaxThreshold = 255;
   if (threshold < 0 || threshold > kMaxThreshold) return 0;  // the plain loop handles these
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(ThresholdRow)(in, out, n, threshold, store);
+  return PARFILTER_SIMD_DISPATCH(ThresholdRow)(in, out, n, threshold, store);
 }
 
 std::ptrdiff_t lut_row(const std::uint8_t* in, std::uint8_t* out, std::ptrdiff_t n,
                        const std::uint8_t* lut, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(LutRow)(in, out, n, lut, store);
+  return PARFILTER_SIMD_DISPATCH(LutRow)(in, out, n, lut, store);
 }
 
 int pool_row(const std::uint8_t* row0, const std::uint8_t* row1, std::uint8_t* out, int out_pixels,
              int channels, RowStore store) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(PoolRow)(row0, row1, out, out_pixels, channels, store);
+  return PARFILTER_SIMD_DISPATCH(PoolRow)(row0, row1, out, out_pixels, channels, store);
 }
 
 int copy_alpha_row(const std::uint8_t* from, std::uint8_t* to, int pixels) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(CopyAlphaRow)(from, to, pixels);
+  return PARFILTER_SIMD_DISPATCH(CopyAlphaRow)(from, to, pixels);
 }
 
 }  // namespace parfilter::kernels::simd

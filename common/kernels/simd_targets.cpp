@@ -1,9 +1,16 @@
 // Which Highway target the SIMD loops run on (simd_kernels.hpp): the best one compiled in that
 // the CPU supports, unless a test or the environment (PARFILTER_SIMD_TARGETS) pins another.
-// Highway's dynamic dispatch reads one process-wide choice, so a pin applies to every kernel.
+// One process-wide choice, so a pin applies to every kernel. The CPU's targets are read from
+// CPUID here rather than by libhwy.so (simd_targets.hpp says why), with the feature groups of
+// Highway's own detection and the operating system's saving of the wider registers.
 #include <hwy/highway.h>
 #include <hwy/targets.h>
 
+#if HWY_ARCH_X86
+#include <cpuid.h>
+#endif
+
+#include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -15,7 +22,74 @@
 namespace parfilter::kernels::simd {
 namespace {
 
-/// The compiled targets (HWY_TARGETS) this CPU runs, best (lowest bit) first.
+/// The targets every CPU runs: Highway's portable fallbacks.
+constexpr std::int64_t kFallbackTargets = HWY_EMU128 | HWY_SCALAR;
+
+#if HWY_ARCH_X86
+struct CpuidLeaf {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+CpuidLeaf cpuid(unsigned leaf, unsigned subleaf) {
+  CpuidLeaf r;
+  if (__get_cpuid_max(leaf & 0x80000000u, nullptr) >= leaf) {
+    __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+  }
+  return r;
+}
+
+/// Whether every bit of `bits` is set in `reg`.
+constexpr bool all(unsigned reg, unsigned bits) { return (reg & bits) == bits; }
+constexpr unsigned bit(int n) { return 1u << n; }
+
+/// XCR0: which register states the operating system saves on a context switch.
+std::uint64_t saved_register_states() {
+  unsigned low = 0, high = 0;
+  __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+  return (static_cast<std::uint64_t>(high) << 32) | low;
+}
+
+// XCR0 bits: SSE and AVX (YMM) state; AVX-512's opmask and upper ZMM states.
+constexpr std::uint64_t kYmmStates = 0x6;
+constexpr std::uint64_t kZmmStates = 0xE0 | kYmmStates;
+
+std::int64_t detect_cpu_targets() {
+  const CpuidLeaf basic = cpuid(1, 0);
+  const CpuidLeaf extended = cpuid(7, 0);
+  const CpuidLeaf amd = cpuid(0x80000001u, 0);
+  // Leaf 1: SSE, SSE2 (edx 25, 26); SSE3, PCLMULQDQ, SSSE3, SSE4.1, SSE4.2, AES (ecx 0, 1, 9,
+  // 19, 20, 25).
+  const bool sse4 = all(basic.edx, bit(25) | bit(26)) &&
+                    all(basic.ecx, bit(0) | bit(1) | bit(9) | bit(19) | bit(20) | bit(25));
+  // FMA, OSXSAVE, AVX, F16C (leaf 1 ecx 12, 27, 28, 29); BMI1, AVX2, BMI2 (leaf 7 ebx 3, 5, 8);
+  // LZCNT (0x80000001 ecx 5).
+  const bool avx2 = sse4 && all(basic.ecx, bit(12) | bit(27) | bit(28) | bit(29)) &&
+                    all(extended.ebx, bit(3) | bit(5) | bit(8)) && all(amd.ecx, bit(5)) &&
+                    (saved_register_states() & kYmmStates) == kYmmStates;
+  // AVX512F, DQ, CD, BW, VL (leaf 7 ebx 16, 17, 28, 30, 31).
+  const bool avx3 = avx2 && all(extended.ebx, bit(16) | bit(17) | bit(28) | bit(30) | bit(31)) &&
+                    (saved_register_states() & kZmmStates) == kZmmStates;
+  // VBMI, VBMI2, GFNI, VAES, VPCLMULQDQ, VNNI, BITALG, VPOPCNTDQ (leaf 7 ecx 1, 6, 8-12, 14).
+  const bool avx3_dl = avx3 && all(extended.ecx, bit(1) | bit(6) | bit(8) | bit(9) | bit(10) |
+                                                     bit(11) | bit(12) | bit(14));
+  std::int64_t targets = kFallbackTargets;
+  if (sse4) targets |= HWY_SSSE3 | HWY_SSE4;
+  if (avx2) targets |= HWY_AVX2;
+  if (avx3) targets |= HWY_AVX3;
+  if (avx3_dl) targets |= HWY_AVX3_DL;
+  return targets;
+}
+#else
+std::int64_t detect_cpu_targets() { return kFallbackTargets; }
+#endif
+
+/// What the CPU supports, whatever pin is in place.
+std::int64_t cpu_targets() {
+  static const std::int64_t supported = detect_cpu_targets();
+  return supported;
+}
+
+/// The compiled targets (HWY_TARGETS) among `supported`, best (lowest bit) first.
 std::vector<std::int64_t> runnable(std::int64_t supported) {
   std::vector<std::int64_t> bits;
   for (std::int64_t left = supported & HWY_TARGETS; left != 0; left &= left - 1) {
@@ -24,13 +98,12 @@ std::vector<std::int64_t> runnable(std::int64_t supported) {
   return bits;
 }
 
-/// What the CPU supports, whatever pin is in place.
-std::int64_t cpu_targets() {
-  static const std::int64_t supported = [] {
-    hwy::SetSupportedTargetsForTest(0);  // no mock: the CPU's own answer
-    return hwy::SupportedTargets();
-  }();
-  return supported;
+/// The targets dispatch may pick from now: the CPU's, or a pin's.
+std::atomic<std::int64_t> allowed_targets{0};
+
+hwy::ChosenTarget& choice() {
+  static hwy::ChosenTarget chosen;
+  return chosen;
 }
 
 std::int64_t target_bit(std::string_view name) {
@@ -40,9 +113,11 @@ std::int64_t target_bit(std::string_view name) {
   return 0;
 }
 
-/// Dispatch picks the best target of `allowed` (the scalar one always remains).
+/// Dispatch picks the best target of `allowed` (0: the CPU's); the fallback always remains.
 void allow_only(std::int64_t allowed) {
-  hwy::SetSupportedTargetsForTest(allowed == 0 ? 0 : (allowed | HWY_SCALAR));
+  const std::int64_t targets = allowed == 0 ? cpu_targets() : (allowed | kFallbackTargets);
+  allowed_targets.store(targets);
+  choice().Update(targets);
 }
 
 /// PARFILTER_SIMD_TARGETS: comma-separated target names; the best of them runs. Names this
@@ -68,9 +143,16 @@ void apply_environment() {
 void ensure_configured() {
   static std::once_flag once;
   std::call_once(once, [] {
-    (void)cpu_targets();
+    allow_only(0);
     apply_environment();
   });
+}
+
+const hwy::ChosenTarget& chosen_target() {
+  // A function-local static's guard: after the first call, one load and a branch per dispatch.
+  static const bool configured = (ensure_configured(), true);
+  (void)configured;
+  return choice();
 }
 
 std::string describe_targets() {
@@ -90,7 +172,7 @@ std::vector<std::string> targets() {
 
 std::string active_target() {
   ensure_configured();
-  const std::vector<std::int64_t> bits = runnable(hwy::SupportedTargets());
+  const std::vector<std::int64_t> bits = runnable(allowed_targets.load());
   return bits.empty() ? std::string(hwy::TargetName(HWY_SCALAR)) : hwy::TargetName(bits.front());
 }
 

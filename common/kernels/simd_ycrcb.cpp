@@ -107,12 +107,11 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace parfilter::kernels::simd {
 
-HWY_EXPORT(EqualizeRow);
+PARFILTER_SIMD_EXPORT(EqualizeRow);
 
 int equalize_row(const std::uint8_t* in, const std::uint8_t* luma, const std::uint8_t* new_luma,
                  std::uint8_t* out, int width, int channels) {
-  ensure_configured();
-  return HWY_DYNAMIC_DISPATCH(EqualizeRow)(in, luma, new_luma, out, width, channels);
+  return PARFILTER_SIMD_DISPATCH(EqualizeRow)(in, luma, new_luma, out, width, channels);
 }
 
 }  // namespace parfilter::kernels::simd

@@ -6,7 +6,11 @@
 // loops are checked against the reference by the cross-backend suite, which ctest also runs
 // with each target pinned through PARFILTER_SIMD_TARGETS.
 #include <gtest/gtest.h>
+#if PARFILTER_HAVE_HWY
+#include <hwy/targets.h>
+#endif
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
@@ -277,6 +281,23 @@ TEST(SimdTargets, PinOnlyWhatTheCpuRuns) {
   EXPECT_TRUE(simd::pin_target(""));
   EXPECT_EQ(simd::active_target(), before);
 }
+
+#if PARFILTER_HAVE_HWY
+// The kernels read the CPU's targets themselves rather than load libhwy.so (simd_targets.hpp
+// says why); Highway's own detection, linked into this test alone, must find the same ones
+// among those the kernels are compiled for.
+TEST(SimdTargets, DetectedAsHighwayDetectsThem) {
+  const std::vector<std::string> compiled = {"AVX3_DL", "AVX3", "AVX2", "SSE4", "SCALAR"};
+  std::vector<std::string> highway;
+  for (std::int64_t left = hwy::SupportedTargets(); left != 0; left &= left - 1) {
+    const std::string name = hwy::TargetName(left & -left);
+    if (std::find(compiled.begin(), compiled.end(), name) != compiled.end()) {
+      highway.push_back(name);
+    }
+  }
+  EXPECT_EQ(simd::targets(), highway);
+}
+#endif
 
 }  // namespace
 }  // namespace parfilter
