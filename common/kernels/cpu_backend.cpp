@@ -48,6 +48,14 @@ class CpuBackend final : public Backend {
       Backend::run_batch(chain, callbacks);
       return;
     }
+    run_batch_on_threads(chain, callbacks);
+    // The batch's last encodes run after this returns: the scheduler's threads leave them the
+    // cores.
+    scheduler_->release_idle_threads();
+  }
+
+ private:
+  void run_batch_on_threads(const OpChain& chain, const BatchCallbacks& callbacks) {
     OpChain resolved;
     try {
       resolved = resolve_chain(*this, chain);
@@ -62,7 +70,6 @@ class CpuBackend final : public Backend {
         });
   }
 
- private:
   OpOutput timed_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
                     const OpParams& resolved, StageTimes* times) {
     const auto start = std::chrono::steady_clock::now();

@@ -26,6 +26,10 @@ class RowScheduler {
   /// [0, max_blocks()). Returns when every call has returned: that return is the barrier
   /// between the phases of a multi-phase op.
   virtual void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) = 0;
+
+  /// The caller has no blocks for a while (a batch is over, its last encodes still running):
+  /// threads that would otherwise spin, waiting for the next call, may stop now.
+  virtual void release_idle_threads() {}
 };
 
 /// Every row as one block on the calling thread: the serial backend's schedule, an MPI rank's

@@ -111,6 +111,21 @@ TEST_P(RowSchedulers, ReturnIsABarrierBetweenPhases) {
   }
 }
 
+/// After the caller releases the idle threads (a batch's end), the next call still runs every
+/// block, on threads started anew where the scheduler stopped its own.
+TEST_P(RowSchedulers, ServesCallsAfterReleasingItsIdleThreads) {
+  constexpr int kThreads = 4;
+  constexpr int kRows = 8;
+  const auto scheduler = GetParam().make(kThreads);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<int> calls(kThreads, 0);
+    scheduler->for_each_block(
+        kRows, [&](RowRange, int block) { ++calls[static_cast<std::size_t>(block)]; });
+    EXPECT_EQ(calls, std::vector<int>(kThreads, 1)) << "round " << round;
+    scheduler->release_idle_threads();
+  }
+}
+
 /// A throwing block reaches the caller (the first in block order), after the other blocks
 /// finished; the scheduler keeps working afterwards.
 TEST_P(RowSchedulers, AnExceptionInABlockReachesTheCaller) {
