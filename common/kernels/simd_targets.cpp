@@ -61,14 +61,16 @@ std::int64_t detect_cpu_targets() {
   // 19, 20, 25).
   const bool sse4 = all(basic.edx, bit(25) | bit(26)) &&
                     all(basic.ecx, bit(0) | bit(1) | bit(9) | bit(19) | bit(20) | bit(25));
-  // FMA, OSXSAVE, AVX, F16C (leaf 1 ecx 12, 27, 28, 29); BMI1, AVX2, BMI2 (leaf 7 ebx 3, 5, 8);
-  // LZCNT (0x80000001 ecx 5).
-  const bool avx2 = sse4 && all(basic.ecx, bit(12) | bit(27) | bit(28) | bit(29)) &&
+  // OSXSAVE (leaf 1 ecx 27): XGETBV may run (it faults otherwise).
+  const std::uint64_t saved = all(basic.ecx, bit(27)) ? saved_register_states() : 0;
+  // FMA, AVX, F16C (leaf 1 ecx 12, 28, 29); BMI1, AVX2, BMI2 (leaf 7 ebx 3, 5, 8); LZCNT
+  // (0x80000001 ecx 5).
+  const bool avx2 = sse4 && all(basic.ecx, bit(12) | bit(28) | bit(29)) &&
                     all(extended.ebx, bit(3) | bit(5) | bit(8)) && all(amd.ecx, bit(5)) &&
-                    (saved_register_states() & kYmmStates) == kYmmStates;
+                    (saved & kYmmStates) == kYmmStates;
   // AVX512F, DQ, CD, BW, VL (leaf 7 ebx 16, 17, 28, 30, 31).
   const bool avx3 = avx2 && all(extended.ebx, bit(16) | bit(17) | bit(28) | bit(30) | bit(31)) &&
-                    (saved_register_states() & kZmmStates) == kZmmStates;
+                    (saved & kZmmStates) == kZmmStates;
   // VBMI, VBMI2, GFNI, VAES, VPCLMULQDQ, VNNI, BITALG, VPOPCNTDQ (leaf 7 ecx 1, 6, 8-12, 14).
   const bool avx3_dl = avx3 && all(extended.ecx, bit(1) | bit(6) | bit(8) | bit(9) | bit(10) |
                                                      bit(11) | bit(12) | bit(14));
