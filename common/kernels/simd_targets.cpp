@@ -32,6 +32,7 @@ struct CpuidLeaf {
 
 CpuidLeaf cpuid(unsigned leaf, unsigned subleaf) {
   CpuidLeaf r;
+  // The highest leaf of the leaf's range (basic, or the extended one from 0x80000000).
   if (__get_cpuid_max(leaf & 0x80000000u, nullptr) >= leaf) {
     __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
   }
@@ -41,6 +42,32 @@ CpuidLeaf cpuid(unsigned leaf, unsigned subleaf) {
 /// Whether every bit of `bits` is set in `reg`.
 constexpr bool all(unsigned reg, unsigned bits) { return (reg & bits) == bits; }
 constexpr unsigned bit(int n) { return 1u << n; }
+
+// CPUID leaves and the feature bits the targets need (Intel SDM, vol. 2A, "CPUID").
+constexpr unsigned kLeafFeatures = 1;
+constexpr unsigned kLeafExtendedFeatures = 7;
+constexpr unsigned kLeafAmdFeatures = 0x80000001u;
+namespace leaf1_edx {
+constexpr unsigned kSse = bit(25), kSse2 = bit(26);
+}
+namespace leaf1_ecx {
+constexpr unsigned kSse3 = bit(0), kPclmulqdq = bit(1), kSsse3 = bit(9), kFma = bit(12),
+                   kSse41 = bit(19), kSse42 = bit(20), kAes = bit(25), kOsxsave = bit(27),
+                   kAvx = bit(28), kF16c = bit(29);
+}
+namespace leaf7_ebx {
+constexpr unsigned kBmi1 = bit(3), kAvx2 = bit(5), kBmi2 = bit(8), kAvx512f = bit(16),
+                   kAvx512dq = bit(17), kAvx512cd = bit(28), kAvx512bw = bit(30),
+                   kAvx512vl = bit(31);
+}
+namespace leaf7_ecx {
+constexpr unsigned kAvx512vbmi = bit(1), kAvx512vbmi2 = bit(6), kGfni = bit(8), kVaes = bit(9),
+                   kVpclmulqdq = bit(10), kAvx512vnni = bit(11), kAvx512bitalg = bit(12),
+                   kAvx512vpopcntdq = bit(14);
+}
+namespace amd_ecx {
+constexpr unsigned kLzcnt = bit(5);
+}
 
 /// XCR0: which register states the operating system saves on a context switch.
 std::uint64_t saved_register_states() {
@@ -54,26 +81,27 @@ constexpr std::uint64_t kYmmStates = 0x6;
 constexpr std::uint64_t kZmmStates = 0xE0 | kYmmStates;
 
 std::int64_t detect_cpu_targets() {
-  const CpuidLeaf basic = cpuid(1, 0);
-  const CpuidLeaf extended = cpuid(7, 0);
-  const CpuidLeaf amd = cpuid(0x80000001u, 0);
-  // Leaf 1: SSE, SSE2 (edx 25, 26); SSE3, PCLMULQDQ, SSSE3, SSE4.1, SSE4.2, AES (ecx 0, 1, 9,
-  // 19, 20, 25).
-  const bool sse4 = all(basic.edx, bit(25) | bit(26)) &&
-                    all(basic.ecx, bit(0) | bit(1) | bit(9) | bit(19) | bit(20) | bit(25));
-  // OSXSAVE (leaf 1 ecx 27): XGETBV may run (it faults otherwise).
-  const std::uint64_t saved = all(basic.ecx, bit(27)) ? saved_register_states() : 0;
-  // FMA, AVX, F16C (leaf 1 ecx 12, 28, 29); BMI1, AVX2, BMI2 (leaf 7 ebx 3, 5, 8); LZCNT
-  // (0x80000001 ecx 5).
-  const bool avx2 = sse4 && all(basic.ecx, bit(12) | bit(28) | bit(29)) &&
-                    all(extended.ebx, bit(3) | bit(5) | bit(8)) && all(amd.ecx, bit(5)) &&
-                    (saved & kYmmStates) == kYmmStates;
-  // AVX512F, DQ, CD, BW, VL (leaf 7 ebx 16, 17, 28, 30, 31).
-  const bool avx3 = avx2 && all(extended.ebx, bit(16) | bit(17) | bit(28) | bit(30) | bit(31)) &&
+  const CpuidLeaf basic = cpuid(kLeafFeatures, 0);
+  const CpuidLeaf extended = cpuid(kLeafExtendedFeatures, 0);
+  const CpuidLeaf amd = cpuid(kLeafAmdFeatures, 0);
+  namespace e1 = leaf1_ecx;
+  namespace b7 = leaf7_ebx;
+  namespace c7 = leaf7_ecx;
+  const bool sse4 =
+      all(basic.edx, leaf1_edx::kSse | leaf1_edx::kSse2) &&
+      all(basic.ecx, e1::kSse3 | e1::kPclmulqdq | e1::kSsse3 | e1::kSse41 | e1::kSse42 | e1::kAes);
+  // XGETBV faults unless the OS has set OSXSAVE.
+  const std::uint64_t saved = all(basic.ecx, e1::kOsxsave) ? saved_register_states() : 0;
+  const bool avx2 = sse4 && all(basic.ecx, e1::kFma | e1::kAvx | e1::kF16c) &&
+                    all(extended.ebx, b7::kBmi1 | b7::kAvx2 | b7::kBmi2) &&
+                    all(amd.ecx, amd_ecx::kLzcnt) && (saved & kYmmStates) == kYmmStates;
+  const bool avx3 = avx2 &&
+                    all(extended.ebx, b7::kAvx512f | b7::kAvx512dq | b7::kAvx512cd | b7::kAvx512bw |
+                                          b7::kAvx512vl) &&
                     (saved & kZmmStates) == kZmmStates;
-  // VBMI, VBMI2, GFNI, VAES, VPCLMULQDQ, VNNI, BITALG, VPOPCNTDQ (leaf 7 ecx 1, 6, 8-12, 14).
-  const bool avx3_dl = avx3 && all(extended.ecx, bit(1) | bit(6) | bit(8) | bit(9) | bit(10) |
-                                                     bit(11) | bit(12) | bit(14));
+  const bool avx3_dl = avx3 && all(extended.ecx, c7::kAvx512vbmi | c7::kAvx512vbmi2 | c7::kGfni |
+                                                     c7::kVaes | c7::kVpclmulqdq | c7::kAvx512vnni |
+                                                     c7::kAvx512bitalg | c7::kAvx512vpopcntdq);
   std::int64_t targets = kFallbackTargets;
   if (sse4) targets |= HWY_SSSE3 | HWY_SSE4;
   if (avx2) targets |= HWY_AVX2;
