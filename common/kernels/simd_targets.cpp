@@ -13,7 +13,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
-#include <mutex>
 #include <sstream>
 
 #include "simd_kernels.hpp"
@@ -168,20 +167,21 @@ void apply_environment() {
   if (allowed != 0) allow_only(allowed);
 }
 
-}  // namespace
-
+/// The choice from the CPU and PARFILTER_SIMD_TARGETS, made once per process (thread-safe: a
+/// function-local static's guard, after the first call one load and a branch per dispatch).
 void ensure_configured() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  static const bool configured = [] {
     allow_only(0);
     apply_environment();
-  });
+    return true;
+  }();
+  (void)configured;
 }
 
+}  // namespace
+
 const hwy::ChosenTarget& chosen_target() {
-  // A function-local static's guard: after the first call, one load and a branch per dispatch.
-  static const bool configured = (ensure_configured(), true);
-  (void)configured;
+  ensure_configured();
   return choice();
 }
 

@@ -20,10 +20,6 @@ namespace parfilter::kernels::simd {
 /// a pin), read once per process before the first dispatch; thread-safe.
 [[nodiscard]] const hwy::ChosenTarget& chosen_target();
 
-/// Reads PARFILTER_SIMD_TARGETS once per process (thread-safe; later calls cost an atomic
-/// load), before the first dispatch.
-void ensure_configured();
-
 /// The runnable targets, comma-separated, best first (for messages).
 [[nodiscard]] std::string describe_targets();
 
