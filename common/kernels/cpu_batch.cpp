@@ -4,19 +4,21 @@
 // Holding the callbacks comes before computing, so the next input is asked for as soon as
 // one is taken (the pipeline pauses its codec workers from a hand-over to the next call),
 // and any one thread alone finishes the batch (a team smaller than its blocks runs them in
-// turn).
+// turn). Where the caller lends its threads, the images run as tasks on them instead
+// (ImageTasks): the team stays idle, and the computes and the codecs never hold more threads
+// than the caller's.
 #include "cpu_batch.hpp"
 
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
 namespace parfilter {
-namespace {}  // namespace
 
 void run_item(RowScheduler& scheduler, BatchItem& item, const ChainOnScheduler& run) {
   try {
@@ -35,7 +37,94 @@ void report_item(const BatchCallbacks& callbacks, BatchItem& item) {
   }
 }
 
+ImageTasks::ImageTasks(const BatchCallbacks& callbacks, std::function<void(BatchItem&)> run,
+                       std::size_t most_held)
+    : callbacks_(callbacks), run_(std::move(run)), most_held_(most_held) {}
+
+ImageTasks::~ImageTasks() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return running_ == 0; });
+}
+
+void ImageTasks::report_and_make_room() {
+  report_until([&] { return running_ < most_held_; });
+}
+
+void ImageTasks::report_all() {
+  report_until([&] { return running_ == 0; });
+}
+
+void ImageTasks::submit(BatchInput input) {
+  auto item = std::make_shared<BatchItem>(BatchItem{std::move(input), {}, {}, {}});
+  {
+    const std::scoped_lock lock(mutex_);
+    ++running_;
+  }
+  const auto task = [this, item] {
+    run_(*item);
+    const std::scoped_lock lock(mutex_);
+    done_.push_back(std::move(*item));
+    --running_;
+    ++finished_;
+    changed_.notify_all();
+  };
+  try {
+    callbacks_.host_submit(task);
+  } catch (...) {  // never queued: nothing to wait for
+    const std::scoped_lock lock(mutex_);
+    --running_;
+    throw;
+  }
+}
+
+std::size_t ImageTasks::finished() {
+  const std::scoped_lock lock(mutex_);
+  return finished_;
+}
+
+void ImageTasks::report_until(const std::function<bool()>& enough) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (!done_.empty()) {
+      std::vector<BatchItem> done;
+      done.swap(done_);
+      lock.unlock();
+      for (BatchItem& item : done) report_item(callbacks_, item);
+      lock.lock();
+    } else if (enough()) {
+      return;
+    } else {
+      changed_.wait(lock);
+    }
+  }
+}
+
 namespace {
+
+/// Images side by side on the caller's threads; the batch's thread keeps the callbacks.
+void run_as_tasks(const BatchCallbacks& callbacks, const ChainOnScheduler& run,
+                  std::size_t most_held) {
+  ImageTasks tasks(
+      callbacks,
+      [&run](BatchItem& item) {
+        CallingThreadScheduler one_thread;
+        run_item(one_thread, item, run);
+      },
+      most_held);
+  for (;;) {
+    tasks.report_and_make_room();
+    std::optional<BatchInput> input;
+    try {
+      input = callbacks.next();
+    } catch (...) {
+      tasks.report_all();  // what it gave is still reported
+      throw;
+    }
+    if (!input) break;
+    tasks.submit(std::move(*input));
+  }
+  tasks.report_all();
+}
 
 class SideBySide {
  public:
@@ -129,6 +218,10 @@ void run_images_side_by_side(RowScheduler& scheduler, const BatchCallbacks& call
   }
   // At most one image per block is held: the pipeline's window (threads + 2) keeps room to
   // decode the next while every block computes.
+  if (callbacks.host_submit) {
+    run_as_tasks(callbacks, run, static_cast<std::size_t>(blocks));
+    return;
+  }
   SideBySide side_by_side(callbacks, run, static_cast<std::size_t>(blocks));
   scheduler.for_each_block(blocks, [&](RowRange, int) { side_by_side.work(); });
   if (side_by_side.failure()) std::rethrow_exception(side_by_side.failure());

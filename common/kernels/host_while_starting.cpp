@@ -94,90 +94,6 @@ class HostShare {
   std::shared_ptr<BufferPool> outputs_ = make_buffer_pool();
 };
 
-/// Light images side by side, one task each on the caller's queue (BatchCallbacks::
-/// host_submit), each taken as soon as it is decoded. At most `most_held` are held (running,
-/// or done and not yet reported), and the batch's thread reports the finished ones before it
-/// takes another: the callbacks stay on that thread, one call at a time, and the workers
-/// decode and encode between images as they would around a CPU backend's batch.
-class HostTasks {
- public:
-  HostTasks(HostShare& share, const BatchCallbacks& callbacks, std::size_t most_held)
-      : share_(share), callbacks_(callbacks), most_held_(most_held) {}
-  HostTasks(const HostTasks&) = delete;
-  HostTasks& operator=(const HostTasks&) = delete;
-  /// Waits for the tasks still running (a batch ended by a throwing callback).
-  ~HostTasks() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return running_ == 0; });
-  }
-
-  /// Reports the finished images until fewer than most_held are running.
-  void report_and_make_room() {
-    report_until([&] { return running_ < most_held_; });
-  }
-  /// Reports every image, waiting for those still running.
-  void report_all() {
-    report_until([&] { return running_ == 0; });
-  }
-
-  void submit(BatchInput input) {
-    auto item = std::make_shared<BatchItem>(BatchItem{std::move(input), {}, {}, {}});
-    {
-      const std::scoped_lock lock(mutex_);
-      ++running_;
-    }
-    const auto run = [this, item] {
-      CallingThreadScheduler one_thread;
-      share_.run(one_thread, *item);
-      const std::scoped_lock lock(mutex_);
-      done_.push_back(std::move(*item));
-      --running_;
-      ++finished_;
-      changed_.notify_all();
-    };
-    try {
-      callbacks_.host_submit(run);
-    } catch (...) {  // never queued: nothing to wait for
-      const std::scoped_lock lock(mutex_);
-      --running_;
-      throw;
-    }
-  }
-
-  /// Images finished so far.
-  [[nodiscard]] std::size_t finished() {
-    const std::scoped_lock lock(mutex_);
-    return finished_;
-  }
-
- private:
-  void report_until(const std::function<bool()>& enough) {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      if (!done_.empty()) {
-        std::vector<BatchItem> done;
-        done.swap(done_);
-        lock.unlock();
-        for (BatchItem& item : done) report_item(callbacks_, item);
-        lock.lock();
-      } else if (enough()) {
-        return;
-      } else {
-        changed_.wait(lock);
-      }
-    }
-  }
-
-  HostShare& share_;
-  const BatchCallbacks& callbacks_;
-  const std::size_t most_held_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<BatchItem> done_;  ///< finished, not yet reported
-  std::size_t running_ = 0;
-  std::size_t finished_ = 0;
-};
-
 }  // namespace
 
 bool device_worth_starting(std::size_t size_hint, std::size_t taken, double host_ms_per_image) {
@@ -202,7 +118,14 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
   const auto probe_start = Clock::now();
   if (share.estimate_one_thread_ms(first->image.view()) <= kSideBySideBudgetMs) {
     device.hold();
-    HostTasks tasks(share, callbacks, static_cast<std::size_t>(std::max(threads - 1, 1)));
+    // Light images side by side, one task each, as a CPU backend's batch runs them.
+    ImageTasks tasks(
+        callbacks,
+        [&share](BatchItem& item) {
+          CallingThreadScheduler one_thread;
+          share.run(one_thread, item);
+        },
+        static_cast<std::size_t>(std::max(threads - 1, 1)));
     tasks.submit(std::move(*first));
     std::size_t taken = 1;
     const auto side_by_side_start = Clock::now();

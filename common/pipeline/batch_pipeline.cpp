@@ -72,6 +72,12 @@ class Pipeline {
     callbacks.host_parallel_for = context_.parallel_for;
     callbacks.host_threads = pool_.workers() + 1;  // the backend's own thread takes a share
     callbacks.host_submit = [this](std::function<void()> task) {
+      // Computes on the workers share their threads: pausing the workers would stall them.
+      tasks_lent_ = true;
+      if (gated_) {
+        pool_.open_gate();
+        gated_ = false;
+      }
       pool_.submit(pipeline::Priority::piece, std::move(task));
     };
     return callbacks;
@@ -139,7 +145,7 @@ class Pipeline {
           slot.state = SlotState::computing;
           slot.delivered = Clock::now();
           if (trace_) trace_->record(slot.job, "wait", asked, slot.delivered);
-          gated_ = compute_on_host_ && last_compute_ms_ >= pause_min_ms_;
+          gated_ = compute_on_host_ && !tasks_lent_ && last_compute_ms_ >= pause_min_ms_;
           if (gated_) pool_.close_gate();
           return BatchInput{slot.job, std::move(slot.image)};
         }
@@ -297,6 +303,7 @@ class Pipeline {
   // Only the callbacks read and write these, and the backend calls them one at a time.
   double last_compute_ms_ = std::numeric_limits<double>::infinity();  // unknown: pause
   bool gated_ = false;
+  bool tasks_lent_ = false;  // the backend computes on the workers (host_submit)
   std::size_t limit_;
   std::mutex mutex_;
   std::condition_variable changed_;

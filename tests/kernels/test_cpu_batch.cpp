@@ -1,6 +1,7 @@
 // A threaded CPU backend's batch (cpu_batch.hpp): images side by side, one per block, each
 // reported once; a batch smaller than the blocks one image at a time; a team that runs its
 // blocks in turn still finishes; a failing `next` ends the batch after the inputs it gave.
+// Where the caller lends its threads, the images run as tasks on them and the team is idle.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,8 +41,18 @@ class BlocksInTurn final : public RowScheduler {
   }
 };
 
+/// A scheduler whose team must stay idle: the images run on the caller's threads.
+class UnusedTeam final : public RowScheduler {
+ public:
+  [[nodiscard]] int max_blocks() const override { return kBlocks; }
+  void for_each_block(int /*rows*/, const std::function<void(RowRange, int)>& /*fn*/) override {
+    ADD_FAILURE() << "the team ran although the caller lent its threads";
+  }
+};
+
 struct Batch {
   std::size_t count = 0;
+  bool lend_threads = false;            // host_submit: one thread per task
   std::size_t fail_next_at = SIZE_MAX;  // next throws when asked for this input
   std::size_t given = 0;
   std::vector<std::size_t> done;
@@ -75,6 +86,12 @@ struct Batch {
       in_callback = false;
     };
     c.failed = [this](std::size_t index, std::exception_ptr) { failed.push_back(index); };
+    if (lend_threads) {
+      c.host_submit = [this](std::function<void()> task) {
+        EXPECT_FALSE(in_callback.load()) << "a task submitted from within a callback";
+        task_threads.emplace_back(std::move(task));
+      };
+    }
     return c;
   }
 
@@ -100,6 +117,8 @@ struct Batch {
   static std::size_t given_index(const ConstImageView& input) {
     return static_cast<std::size_t>(input.width() - 1);
   }
+
+  std::vector<std::jthread> task_threads;  // last: joined first
 };
 
 std::vector<std::size_t> sorted(std::vector<std::size_t> v) {
@@ -146,6 +165,40 @@ TEST(ImagesSideBySide, AFailingNextEndsTheBatchAfterReportingWhatItGave) {
   batch.count = 10;
   batch.fail_next_at = 6;
   ThreadPerBlock scheduler;
+  EXPECT_THROW(run_images_side_by_side(scheduler, batch.callbacks(), batch.run()),
+               std::runtime_error);
+  EXPECT_EQ(sorted(batch.done), first(batch.fail_next_at));
+}
+
+TEST(ImagesAsTasks, ReportEveryImageOnceAndRunSeveralAtOnceOnTheLentThreads) {
+  Batch batch;
+  batch.count = 13;
+  batch.lend_threads = true;
+  UnusedTeam scheduler;
+  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  EXPECT_EQ(sorted(batch.done), first(batch.count));
+  EXPECT_TRUE(batch.failed.empty());
+  EXPECT_EQ(batch.task_threads.size(), batch.count);
+  EXPECT_GT(batch.most_at_once, 1);
+  EXPECT_LE(batch.most_at_once, kBlocks);
+}
+
+TEST(ImagesAsTasks, ASmallerBatchStillRunsOverEveryBlock) {
+  Batch batch;
+  batch.count = kBlocks - 1;
+  batch.lend_threads = true;
+  ThreadPerBlock scheduler;
+  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  EXPECT_EQ(batch.done, first(batch.count));
+  EXPECT_TRUE(batch.task_threads.empty());
+}
+
+TEST(ImagesAsTasks, AFailingNextEndsTheBatchAfterReportingWhatItGave) {
+  Batch batch;
+  batch.count = 10;
+  batch.fail_next_at = 6;
+  batch.lend_threads = true;
+  UnusedTeam scheduler;
   EXPECT_THROW(run_images_side_by_side(scheduler, batch.callbacks(), batch.run()),
                std::runtime_error);
   EXPECT_EQ(sorted(batch.done), first(batch.fail_next_at));

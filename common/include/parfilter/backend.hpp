@@ -99,9 +99,11 @@ struct BatchCallbacks {
   ParallelFor host_parallel_for;
   int host_threads = 0;
   /// Queues a task on those same threads, ahead of the caller's own work (may be empty): a
-  /// device backend runs one host image per task, side by side, so that the threads decode and
-  /// encode between images. The task must not call the callbacks; the backend waits for its
-  /// tasks before run_batch returns.
+  /// device backend while its device starts, and a threaded CPU backend's batch of images side
+  /// by side, run one image per task, so that the threads decode and encode between images and
+  /// the computes hold no threads of their own. Called from the batch's thread, as the other
+  /// callbacks; the task must not call them. The backend waits for its tasks before run_batch
+  /// returns.
   std::function<void(std::function<void()>)> host_submit;
 };
 
