@@ -1,10 +1,10 @@
 // The batch pipeline (pipeline.hpp) against its promises: every job finishes once, reported in
 // the order it was started; a failure in any stage is that job's outcome and the batch goes
 // on; at most images_in_flight(threads) images are held at once, whatever the batch's length;
-// while a host backend computes, no worker gets past a checkpoint; a backend that overlaps
-// several inputs (as the GPU backends do) is fed the same way, and one that fails before its
-// first input (a missing device) ends the batch with that one error; PARFILTER_TRACE records
-// every stage of every job.
+// while a host backend computes, no worker gets past a checkpoint, but one that computes on the
+// workers themselves is never paused by them; a backend that overlaps several inputs (as the
+// GPU backends do) is fed the same way, and one that fails before its first input (a missing
+// device) ends the batch with that one error; PARFILTER_TRACE records every stage of every job.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -254,6 +255,43 @@ TEST(Pipeline, AHostBackendThatHoldsSeveralInputsLetsTheWorkersDecodeThem) {
   for (const int threads : {1, 2}) {
     OverlappingBackend backend(/*on_host=*/true);
     RecordingJobs jobs(10);
+    run_batch_pipeline(backend, kGaussian, jobs, {threads, true, 0.0});  // pause for every compute
+    EXPECT_EQ(jobs.order_, iota(10));
+  }
+}
+
+/// A host backend that computes each image as a task on the pipeline's workers (host_submit),
+/// as a CPU backend runs a batch's images side by side, and waits for it before the next.
+class TaskingBackend final : public Backend {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "tasking"; }
+  [[nodiscard]] std::vector<std::string> variants(Op) const override { return {"default"}; }
+  [[nodiscard]] Availability availability() const override { return {}; }
+  OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
+               StageTimes* times) override {
+    return inner_->run(op, input, params, times);
+  }
+  void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {
+    ASSERT_TRUE(callbacks.host_submit);
+    for (auto input = callbacks.next(); input; input = callbacks.next()) {
+      std::promise<OpOutput> result;
+      callbacks.host_submit(
+          [&] { result.set_value(run_chain(chain, input->image.view(), nullptr)); });
+      callbacks.done(input->index, result.get_future().get(), {});
+    }
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_ = make_serial_backend({});
+};
+
+// The workers pause while a host backend computes on its own threads; one that computes on the
+// workers themselves must not be paused by them, or its task would wait behind a paused decode.
+TEST(Pipeline, AHostBackendComputingOnTheWorkersIsNotPausedByThem) {
+  for (const int threads : {1, 2}) {
+    TaskingBackend backend;
+    std::atomic<int> passed{0};
+    CheckpointCounting jobs(10, passed);
     run_batch_pipeline(backend, kGaussian, jobs, {threads, true, 0.0});  // pause for every compute
     EXPECT_EQ(jobs.order_, iota(10));
   }
