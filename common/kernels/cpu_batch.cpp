@@ -9,6 +9,7 @@
 // than the caller's.
 #include "cpu_batch.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -71,8 +72,19 @@ void ImageTasks::submit(BatchInput input) {
   try {
     callbacks_.host_submit(task);
   } catch (...) {  // never queued: nothing to wait for
-    const std::scoped_lock lock(mutex_);
-    --running_;
+    {
+      const std::scoped_lock lock(mutex_);
+      --running_;
+    }
+    callbacks_.failed(item->input.index, std::current_exception());
+  }
+}
+
+std::optional<BatchInput> ImageTasks::take_next() {
+  try {
+    return callbacks_.next();
+  } catch (...) {
+    report_all();  // the caller reports only what it was handed
     throw;
   }
 }
@@ -113,13 +125,7 @@ void run_as_tasks(const BatchCallbacks& callbacks, const ChainOnScheduler& run,
       most_held);
   for (;;) {
     tasks.report_and_make_room();
-    std::optional<BatchInput> input;
-    try {
-      input = callbacks.next();
-    } catch (...) {
-      tasks.report_all();  // what it gave is still reported
-      throw;
-    }
+    std::optional<BatchInput> input = tasks.take_next();
     if (!input) break;
     tasks.submit(std::move(*input));
   }
@@ -219,7 +225,9 @@ void run_images_side_by_side(RowScheduler& scheduler, const BatchCallbacks& call
   // At most one image per block is held: the pipeline's window (threads + 2) keeps room to
   // decode the next while every block computes.
   if (callbacks.host_submit) {
-    run_as_tasks(callbacks, run, static_cast<std::size_t>(blocks));
+    // The lent threads run one image each: holding more would only take window slots.
+    const int lent = callbacks.host_threads > 1 ? callbacks.host_threads - 1 : blocks;
+    run_as_tasks(callbacks, run, static_cast<std::size_t>(std::min(blocks, lent)));
     return;
   }
   SideBySide side_by_side(callbacks, run, static_cast<std::size_t>(blocks));

@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "parfilter/backend.hpp"
@@ -50,6 +51,9 @@ class ImageTasks {
   void report_and_make_room();
   /// Reports every image, waiting for those still running.
   void report_all();
+  /// callbacks.next(); should it throw, every image taken so far is reported first.
+  std::optional<BatchInput> take_next();
+  /// Queues the image's task; one that cannot be queued is reported as that image's failure.
   void submit(BatchInput input);
   /// Images finished so far.
   [[nodiscard]] std::size_t finished();

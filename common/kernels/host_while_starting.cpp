@@ -141,7 +141,7 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
         begun = true;
       }
       if (device.ended()) break;
-      std::optional<BatchInput> input = callbacks.next();
+      std::optional<BatchInput> input = tasks.take_next();
       if (!input) {
         tasks.report_all();
         return true;

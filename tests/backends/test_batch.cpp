@@ -2,15 +2,20 @@
 // (threaded ones at 3 threads, so that a batch of 3 or more runs its images side by side and
 // a shorter last group runs them one at a time over every thread), batches of 1 to 7 images of
 // different shapes, chains with an image result and with histogram and threshold results.
-// Results come back once each, in input order, with the same bytes as one at a time.
+// Results come back once each, in input order, with the same bytes as one at a time. The same
+// through the pipeline with fewer codec workers than the backend has threads (a library
+// caller's choice): a batch side by side holds no more images than the pipeline's window.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "parfilter/backend.hpp"
+#include "parfilter/pipeline.hpp"
 #include "support/test_images.hpp"
 
 namespace parfilter {
@@ -84,6 +89,65 @@ TEST_P(BatchOnEveryBackend, GivesEachImageWhatOneAtATimeGives) {
         }
       }
     }
+  }
+}
+
+/// In-memory jobs: input i is a synthetic image; results are kept by job.
+class MemoryJobs final : public BatchJobs {
+ public:
+  explicit MemoryJobs(std::vector<Image> inputs) : inputs_(std::move(inputs)) {}
+  std::optional<std::size_t> next_job() override {
+    if (next_ >= inputs_.size()) return std::nullopt;
+    return next_++;
+  }
+  Image load(std::size_t job, const StageContext& context) override {
+    context.checkpoint();
+    return Image(inputs_[job]);
+  }
+  void save(std::size_t job, const OpOutput& output, const StageContext& context) override {
+    context.checkpoint();
+    const std::scoped_lock lock(mutex_);
+    saved_.emplace(job, Image(output.image));
+  }
+  void finished(std::size_t job, const JobOutcome& outcome) override {
+    EXPECT_FALSE(outcome.failure) << "job " << job;
+    order_.push_back(job);
+  }
+  [[nodiscard]] std::size_t size_hint() const override { return inputs_.size(); }
+
+  std::vector<std::size_t> order_;
+  std::map<std::size_t, Image> saved_;
+
+ private:
+  std::vector<Image> inputs_;
+  std::size_t next_ = 0;
+  std::mutex mutex_;
+};
+
+TEST_P(BatchOnEveryBackend, ThroughAPipelineWithFewerWorkersThanItsThreads) {
+  constexpr int kBackendThreads = 8;
+  constexpr int kWorkers = 1;  // a window of 3 images
+  constexpr std::size_t kCount = 12;
+  const BackendInfo* info = find_backend(GetParam());
+  ASSERT_NE(info, nullptr);
+  BackendOptions options;
+  if (info->threaded) options.threads = kBackendThreads;
+  const auto backend = info->create(options);
+  if (!backend->availability().present) GTEST_SKIP() << backend->availability().reason;
+  std::vector<Image> inputs;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const auto& shape = kShapes[i % std::size(kShapes)];
+    inputs.push_back(
+        test::synthetic_image(shape[0], shape[1], shape[2], static_cast<std::uint32_t>(i + 1)));
+  }
+  const OpChain chain = chain_of({Op::gaussian});
+  MemoryJobs jobs(inputs);
+  run_batch_pipeline(*backend, chain, jobs, {kWorkers, backend->computes_on_host(), 0.0});
+  ASSERT_EQ(jobs.order_.size(), kCount);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    EXPECT_EQ(jobs.order_[i], i);
+    const OpOutput expected = backend->run_chain(chain, inputs[i].view(), nullptr);
+    EXPECT_TRUE(test::same_image(expected.image, jobs.saved_.at(i))) << "image " << i;
   }
 }
 

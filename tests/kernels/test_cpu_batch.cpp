@@ -1,7 +1,8 @@
 // A threaded CPU backend's batch (cpu_batch.hpp): images side by side, one per block, each
 // reported once; a batch smaller than the blocks one image at a time; a team that runs its
 // blocks in turn still finishes; a failing `next` ends the batch after the inputs it gave.
-// Where the caller lends its threads, the images run as tasks on them and the team is idle.
+// Where the caller lends its threads, the images run as tasks on them and the team is idle,
+// holding no more images than those threads; an image whose task cannot be queued fails alone.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,7 +53,9 @@ class UnusedTeam final : public RowScheduler {
 
 struct Batch {
   std::size_t count = 0;
-  bool lend_threads = false;            // host_submit: one thread per task
+  bool lend_threads = false;  // host_submit: one thread per task
+  int lent_threads = kBlocks;
+  std::size_t unqueued = SIZE_MAX;      // host_submit throws for this input
   std::size_t fail_next_at = SIZE_MAX;  // next throws when asked for this input
   std::size_t given = 0;
   std::vector<std::size_t> done;
@@ -87,8 +90,10 @@ struct Batch {
     };
     c.failed = [this](std::size_t index, std::exception_ptr) { failed.push_back(index); };
     if (lend_threads) {
+      c.host_threads = lent_threads + 1;  // as the pipeline counts them: with this thread
       c.host_submit = [this](std::function<void()> task) {
         EXPECT_FALSE(in_callback.load()) << "a task submitted from within a callback";
+        if (submitted++ == unqueued) throw std::runtime_error("no room for the task");
         task_threads.emplace_back(std::move(task));
       };
     }
@@ -118,6 +123,7 @@ struct Batch {
     return static_cast<std::size_t>(input.width() - 1);
   }
 
+  std::size_t submitted = 0;
   std::vector<std::jthread> task_threads;  // last: joined first
 };
 
@@ -181,6 +187,30 @@ TEST(ImagesAsTasks, ReportEveryImageOnceAndRunSeveralAtOnceOnTheLentThreads) {
   EXPECT_EQ(batch.task_threads.size(), batch.count);
   EXPECT_GT(batch.most_at_once, 1);
   EXPECT_LE(batch.most_at_once, kBlocks);
+}
+
+TEST(ImagesAsTasks, HoldNoMoreImagesThanTheLentThreads) {
+  Batch batch;
+  batch.count = 13;
+  batch.lend_threads = true;
+  batch.lent_threads = 2;  // fewer than the blocks: a window of 2 + 2 images would fill
+  UnusedTeam scheduler;
+  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  EXPECT_EQ(sorted(batch.done), first(batch.count));
+  EXPECT_LE(batch.most_at_once, 2);
+}
+
+TEST(ImagesAsTasks, AnImageWhoseTaskCannotBeQueuedFailsAloneAndTheBatchGoesOn) {
+  Batch batch;
+  batch.count = 9;
+  batch.lend_threads = true;
+  batch.unqueued = 4;
+  UnusedTeam scheduler;
+  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  std::vector<std::size_t> others = first(batch.count);
+  others.erase(others.begin() + 4);
+  EXPECT_EQ(sorted(batch.done), others);
+  EXPECT_EQ(batch.failed, std::vector<std::size_t>{4});
 }
 
 TEST(ImagesAsTasks, ASmallerBatchStillRunsOverEveryBlock) {

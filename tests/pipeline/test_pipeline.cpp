@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -275,8 +276,13 @@ class TaskingBackend final : public Backend {
     ASSERT_TRUE(callbacks.host_submit);
     for (auto input = callbacks.next(); input; input = callbacks.next()) {
       std::promise<OpOutput> result;
-      callbacks.host_submit(
-          [&] { result.set_value(run_chain(chain, input->image.view(), nullptr)); });
+      callbacks.host_submit([&] {
+        try {
+          result.set_value(run_chain(chain, input->image.view(), nullptr));
+        } catch (...) {
+          result.set_exception(std::current_exception());
+        }
+      });
       callbacks.done(input->index, result.get_future().get(), {});
     }
   }
