@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -34,6 +35,26 @@ OpChain chain_of(std::initializer_list<Op> ops) {
   return chain;
 }
 
+/// Input i of a batch: the shapes in turn, each with its own pixels.
+std::vector<Image> batch_inputs(std::size_t count) {
+  std::vector<Image> inputs;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto& shape = kShapes[i % std::size(kShapes)];
+    inputs.push_back(
+        test::synthetic_image(shape[0], shape[1], shape[2], static_cast<std::uint32_t>(i + 1)));
+  }
+  return inputs;
+}
+
+/// The named backend, at `threads` threads where it takes them, or null.
+std::unique_ptr<Backend> create_backend(const std::string& name, int threads) {
+  const BackendInfo* info = find_backend(name);
+  if (info == nullptr) return nullptr;
+  BackendOptions options;
+  if (info->threaded) options.threads = threads;
+  return info->create(options);
+}
+
 struct Received {
   std::size_t index = 0;
   OpOutput output;
@@ -42,22 +63,14 @@ struct Received {
 class BatchOnEveryBackend : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BatchOnEveryBackend, GivesEachImageWhatOneAtATimeGives) {
-  const BackendInfo* info = find_backend(GetParam());
-  ASSERT_NE(info, nullptr);
-  BackendOptions options;
-  if (info->threaded) options.threads = kThreads;
-  const auto backend = info->create(options);
+  const auto backend = create_backend(GetParam(), kThreads);
+  ASSERT_NE(backend, nullptr);
   if (!backend->availability().present) GTEST_SKIP() << backend->availability().reason;
   const std::vector<OpChain> chains = {chain_of({Op::gaussian}), chain_of({Op::gray, Op::sobel}),
                                        chain_of({Op::histogram}), chain_of({Op::otsu})};
   for (const OpChain& chain : chains) {
     for (const std::size_t count : kBatchSizes) {
-      std::vector<Image> inputs;
-      for (std::size_t i = 0; i < count; ++i) {
-        const auto& shape = kShapes[i % std::size(kShapes)];
-        inputs.push_back(
-            test::synthetic_image(shape[0], shape[1], shape[2], static_cast<std::uint32_t>(i + 1)));
-      }
+      const std::vector<Image> inputs = batch_inputs(count);
       std::vector<Received> received;
       std::size_t next = 0;
       BatchCallbacks callbacks;
@@ -128,18 +141,10 @@ TEST_P(BatchOnEveryBackend, ThroughAPipelineWithFewerWorkersThanItsThreads) {
   constexpr int kBackendThreads = 8;
   constexpr int kWorkers = 1;  // a window of 3 images
   constexpr std::size_t kCount = 12;
-  const BackendInfo* info = find_backend(GetParam());
-  ASSERT_NE(info, nullptr);
-  BackendOptions options;
-  if (info->threaded) options.threads = kBackendThreads;
-  const auto backend = info->create(options);
+  const auto backend = create_backend(GetParam(), kBackendThreads);
+  ASSERT_NE(backend, nullptr);
   if (!backend->availability().present) GTEST_SKIP() << backend->availability().reason;
-  std::vector<Image> inputs;
-  for (std::size_t i = 0; i < kCount; ++i) {
-    const auto& shape = kShapes[i % std::size(kShapes)];
-    inputs.push_back(
-        test::synthetic_image(shape[0], shape[1], shape[2], static_cast<std::uint32_t>(i + 1)));
-  }
+  const std::vector<Image> inputs = batch_inputs(kCount);
   const OpChain chain = chain_of({Op::gaussian});
   MemoryJobs jobs(inputs);
   run_batch_pipeline(*backend, chain, jobs, {kWorkers, backend->computes_on_host(), 0.0});
