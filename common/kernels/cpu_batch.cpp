@@ -38,8 +38,7 @@ void report_item(const BatchCallbacks& callbacks, BatchItem& item) {
   }
 }
 
-ImageTasks::ImageTasks(const BatchCallbacks& callbacks, std::function<void(BatchItem&)> run,
-                       std::size_t most_held)
+ImageTasks::ImageTasks(const BatchCallbacks& callbacks, RunItem run, std::size_t most_held)
     : callbacks_(callbacks), run_(std::move(run)), most_held_(most_held) {}
 
 ImageTasks::~ImageTasks() {
@@ -62,7 +61,8 @@ void ImageTasks::submit(BatchInput input) {
     ++running_;
   }
   const auto task = [this, item] {
-    run_(*item);
+    CallingThreadScheduler one_thread;
+    run_(one_thread, *item);
     const std::scoped_lock lock(mutex_);
     done_.push_back(std::move(*item));
     --running_;
@@ -118,10 +118,7 @@ void run_as_tasks(const BatchCallbacks& callbacks, const ChainOnScheduler& run,
                   std::size_t most_held) {
   ImageTasks tasks(
       callbacks,
-      [&run](BatchItem& item) {
-        CallingThreadScheduler one_thread;
-        run_item(one_thread, item, run);
-      },
+      [&run](RowScheduler& one_thread, BatchItem& item) { run_item(one_thread, item, run); },
       most_held);
   for (;;) {
     tasks.report_and_make_room();

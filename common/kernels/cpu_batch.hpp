@@ -38,10 +38,11 @@ void report_item(const BatchCallbacks& callbacks, BatchItem& item);
 /// thread, one call at a time, and the threads decode and encode between images.
 class ImageTasks {
  public:
-  /// `run` computes one item on a task's thread (a failure kept in item.failure). At most
-  /// `most_held` images are held: running, or done and not yet reported.
-  ImageTasks(const BatchCallbacks& callbacks, std::function<void(BatchItem&)> run,
-             std::size_t most_held);
+  /// What a task runs: one item on the task's own thread, as the scheduler it is given (one
+  /// block: the calling thread) schedules it; a failure is kept in item.failure.
+  using RunItem = std::function<void(RowScheduler&, BatchItem&)>;
+  /// At most `most_held` images are held: running, or done and not yet reported.
+  ImageTasks(const BatchCallbacks& callbacks, RunItem run, std::size_t most_held);
   ImageTasks(const ImageTasks&) = delete;
   ImageTasks& operator=(const ImageTasks&) = delete;
   /// Waits for the tasks still running (a batch ended by a throwing callback).
@@ -62,7 +63,7 @@ class ImageTasks {
   void report_until(const std::function<bool()>& enough);
 
   const BatchCallbacks& callbacks_;
-  std::function<void(BatchItem&)> run_;
+  RunItem run_;
   const std::size_t most_held_;
   std::mutex mutex_;
   std::condition_variable changed_;

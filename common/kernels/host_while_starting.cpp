@@ -121,10 +121,7 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
     // Light images side by side, one task each, as a CPU backend's batch runs them.
     ImageTasks tasks(
         callbacks,
-        [&share](BatchItem& item) {
-          CallingThreadScheduler one_thread;
-          share.run(one_thread, item);
-        },
+        [&share](RowScheduler& one_thread, BatchItem& item) { share.run(one_thread, item); },
         static_cast<std::size_t>(std::max(threads - 1, 1)));
     tasks.submit(std::move(*first));
     std::size_t taken = 1;
