@@ -23,6 +23,60 @@ inline int border_index(int i, int n, int kind) {
   return -1;
 }
 
+// Four samples in one 32-bit word, their extrema byte by byte (the RGBA morphology kernels'
+// pixel words). With PTX_PACKED (an NVIDIA device whose compiler takes this inline PTX, which
+// the host probes) a word is worked on as two halves in 16-bit lanes: the word shifted up a
+// byte (bytes 0 and 2 high in their lanes) and the word as it is (bytes 1 and 3), one
+// min.u16x2 or max.u16x2 each; a lane's high byte decides its order, so the high byte of the
+// lanes' extremum is the bytes' extremum. NVIDIA's compiler otherwise takes uchar4 apart byte
+// by byte. Everywhere else a word is a uchar4.
+#if PTX_PACKED
+typedef uint2 packed4;
+inline uint ptx_min_u16x2(uint a, uint b) {
+  uint r;
+  asm("min.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+inline uint ptx_max_u16x2(uint a, uint b) {
+  uint r;
+  asm("max.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+// Bytes 1 and 3 of the shifted half, then of the word half: the four extrema in order.
+#define PACKED_JOIN_SELECTOR 0x7351
+inline packed4 packed_of(uint word) { return (uint2)(word << 8, word); }
+inline uint packed_word(packed4 p) {
+  uint r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(p.x), "r"(p.y), "r"(PACKED_JOIN_SELECTOR));
+  return r;
+}
+inline packed4 packed_min(packed4 a, packed4 b) {
+  return (uint2)(ptx_min_u16x2(a.x, b.x), ptx_min_u16x2(a.y, b.y));
+}
+inline packed4 packed_max(packed4 a, packed4 b) {
+  return (uint2)(ptx_max_u16x2(a.x, b.x), ptx_max_u16x2(a.y, b.y));
+}
+#else
+typedef uchar4 packed4;
+inline packed4 packed_of(uint word) { return as_uchar4(word); }
+inline uint packed_word(packed4 p) { return as_uint(p); }
+inline packed4 packed_min(packed4 a, packed4 b) { return min(a, b); }
+inline packed4 packed_max(packed4 a, packed4 b) { return max(a, b); }
+#endif
+
+// The morphology programs' step (OP_ERODE=1: min, 0: max) on pixel words.
+#ifdef OP_ERODE
+#if OP_ERODE
+#define PACKED_COMBINE packed_min
+#define NEUTRAL_WORD 0xFFFFFFFFu
+#else
+#define PACKED_COMBINE packed_max
+#define NEUTRAL_WORD 0u
+#endif
+#define ALPHA_BYTE 0xFF000000u
+inline packed4 merge_word(packed4 acc, uint word) { return PACKED_COMBINE(acc, packed_of(word)); }
+#endif
+
 // Offset of sample c of pixel (x, y) in an image of `width` pixels with CN channels.
 inline size_t sample_at(int x, int y, int c, int width) {
   return ((size_t)y * (size_t)width + (size_t)x) * CN + (size_t)c;
@@ -39,6 +93,25 @@ inline int bordered_sample(__global const uchar* src, int x, int y, int c, int w
                            int border_kind, int border_value) {
   return mapped_sample(src, border_index(x, width, border_kind),
                        border_index(y, height, border_kind), c, width, border_value);
+}
+
+// Copies `rows` rows of `cols` pixel words from image column x0, row y0 into `tile` (rows of
+// `cols` words), every work item of the 1-D group taking part; coordinates outside the image are
+// mapped by the border, `constant_word` where it says "the border value".
+inline void load_word_rows(__local uint* tile, __global const uint* src, int x0, int y0, int cols,
+                           int rows, int width, int height, int border_kind, uint constant_word) {
+  const bool inside = x0 >= 0 && y0 >= 0 && x0 + cols <= width && y0 + rows <= height;
+  for (int i = get_local_id(0); i < rows * cols; i += get_local_size(0)) {
+    const int r = i / cols;
+    const int c = i - r * cols;
+    if (inside) {
+      tile[i] = src[(size_t)(y0 + r) * width + x0 + c];
+    } else {
+      const int bx = border_index(x0 + c, width, border_kind);
+      const int by = border_index(y0 + r, height, border_kind);
+      tile[i] = bx < 0 || by < 0 ? constant_word : src[(size_t)by * width + bx];
+    }
+  }
 }
 
 // The Q15 BT.601 luma of docs/FILTERS.md (filter_math's gray_of).

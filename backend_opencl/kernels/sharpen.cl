@@ -79,3 +79,75 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void sharpen_l
     dst[sample_at(x, y, c, width)] = convert_uchar_sat(value);
   }
 }
+
+// tile (RGBA): a work item per output column streams down a strip of TILE_STRIP rows, the rows
+// (strip plus apron, bordered) in local memory TILE_CHUNK rows at a time. Each input row feeds
+// the three output rows it belongs to (as the row above, the centre row, the row below), in two
+// words of 16-bit lanes, R|B and G|A, that start at 4 * 255: every output's lanes end in
+// 0 .. 9 * 255, so the words' sums are exact whatever borrows their terms pass between lanes on
+// the way. The partial outputs wait in a ring of registers whose slots rotate with the row's
+// position in its run of three (compile-time once unrolled).
+#ifdef TILE_ITEMS
+#define TILE_COLS (TILE_ITEMS + 2)
+#define ROWS 3
+#define LOW_BYTES 0x00FF00FFu
+#define LANE_MASK 0xFFFFu
+#define LANE_BITS 16
+#define LANE_BIAS (4 * UCHAR_MAX)
+#define ALPHA_WORD_BYTE 0xFF000000u
+
+inline uint sharpened(uint lane) { return (uint)clamp((int)lane - LANE_BIAS, 0, UCHAR_MAX); }
+
+__kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sharpen_tile(
+    __global const uint* restrict src, __global uint* restrict dst, int width, int height,
+    int border_kind, int border_value) {
+  __local uint tile[TILE_CHUNK * TILE_COLS];
+  const uint bias = LANE_BIAS * 0x00010001u;
+  const int tid = get_local_id(0);
+  const int x0 = get_group_id(0) * TILE_ITEMS;
+  const int y0 = get_group_id(1) * TILE_STRIP;
+  const int x = x0 + tid;
+  // Stream row t is image row y0 - 1 + t; it completes output row y0 + t - 2.
+  const int input_rows = min(TILE_STRIP, height - y0) + 2;
+  uint even[ROWS];  // slot t % ROWS: R|B of the output completed at stream row t
+  uint odd[ROWS];   // ... and its G|A
+  uint centre = 0;  // the previous stream row's own pixel: the alpha of the output due now
+#pragma unroll
+  for (int k = 0; k < ROWS; ++k) even[k] = odd[k] = bias;
+  for (int q0 = 0; q0 < input_rows; q0 += TILE_CHUNK) {
+    const int rows = min(TILE_CHUNK, input_rows - q0);
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk's rows are read
+    load_word_rows(tile, src, x0 - 1, y0 - 1 + q0, TILE_COLS, rows, width, height, border_kind,
+                   (uint)border_value * 0x01010101u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 0; s < rows; s += ROWS) {  // chunks hold whole runs of three rows
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        if (s + r < rows) {
+          __local const uint* at = tile + (s + r) * TILE_COLS + tid + 1;
+          const uint c = at[0];
+          const uint c_even = c & LOW_BYTES;
+          const uint c_odd = (c >> 8) & LOW_BYTES;
+          const uint side_even = (at[-1] & LOW_BYTES) + (at[1] & LOW_BYTES);
+          const uint side_odd = ((at[-1] >> 8) & LOW_BYTES) + ((at[1] >> 8) & LOW_BYTES);
+          // As the row below (the output due now), the centre row and the row above.
+          even[r] -= c_even;
+          odd[r] -= c_odd;
+          even[(r + 1) % ROWS] += SHARPEN_CENTRE * c_even - side_even;
+          odd[(r + 1) % ROWS] += SHARPEN_CENTRE * c_odd - side_odd;
+          even[(r + 2) % ROWS] -= c_even;
+          odd[(r + 2) % ROWS] -= c_odd;
+          const int y = y0 + q0 + s + r - 2;
+          if (x < width && y >= y0) {
+            dst[(size_t)y * width + x] =
+                sharpened(even[r] & LANE_MASK) | sharpened(odd[r] & LANE_MASK) << 8 |
+                sharpened(even[r] >> LANE_BITS) << 16 | (centre & ALPHA_WORD_BYTE);
+          }
+          even[r] = odd[r] = bias;
+          centre = c;
+        }
+      }
+    }
+  }
+}
+#endif

@@ -87,3 +87,81 @@ __kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int
     dst[row + x] = sobel_at(gray, x, y, width, height, border_kind, border_value, mode);
   }
 }
+
+// tile: the gray formed on the fly from the image (any channel count; RGBA read as words). A
+// work item per output column streams down a strip of TILE_STRIP rows, the gray rows (strip plus
+// apron, bordered) in local memory TILE_CHUNK rows at a time. Each gray row feeds the three
+// output rows it belongs to, as the row above (gx += d, gy -= m), the middle row (gx += 2 d) and
+// the row below (gx += d, gy += m), with d = right - left and m = left + 2 centre + right; the
+// partial gradients wait in a ring of registers whose slots rotate with the row's position in
+// its run of three (compile-time once unrolled).
+#ifdef TILE_ITEMS
+#define TILE_COLS (TILE_ITEMS + 2)
+#define ROWS 3
+
+inline int gray_at(__global const uchar* src, int x, int y, int width) {
+#if CN == 1
+  return src[(size_t)y * width + x];
+#elif CN == 4
+  const uint v = ((__global const uint*)src)[(size_t)y * width + x];
+  return gray_of(v & 0xFF, (v >> 8) & 0xFF, (v >> 16) & 0xFF);
+#else
+  const __global uchar* p = src + sample_at(x, y, 0, width);
+  return gray_of(p[0], p[1], p[2]);
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile(
+    __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
+    int border_kind, int border_value, int mode) {
+  __local int tile[TILE_CHUNK * TILE_COLS];
+  const int tid = get_local_id(0);
+  const int x0 = get_group_id(0) * TILE_ITEMS;
+  const int y0 = get_group_id(1) * TILE_STRIP;
+  const int x = x0 + tid;
+  // Stream row t is gray row y0 - 1 + t; it completes output row y0 + t - 2.
+  const int input_rows = min(TILE_STRIP, height - y0) + 2;
+  int gx[ROWS];  // slot t % ROWS: the output completed at stream row t
+  int gy[ROWS];
+#pragma unroll
+  for (int k = 0; k < ROWS; ++k) gx[k] = gy[k] = 0;
+  for (int q0 = 0; q0 < input_rows; q0 += TILE_CHUNK) {
+    const int rows = min(TILE_CHUNK, input_rows - q0);
+    const int first_y = y0 - 1 + q0;
+    barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk's rows are read
+    const bool inside =
+        x0 >= 1 && first_y >= 0 && x0 - 1 + TILE_COLS <= width && first_y + rows <= height;
+    for (int i = tid; i < rows * TILE_COLS; i += TILE_ITEMS) {
+      const int r = i / TILE_COLS;
+      const int sx = x0 - 1 + (i - r * TILE_COLS);
+      const int sy = first_y + r;
+      if (inside) {
+        tile[i] = gray_at(src, sx, sy, width);
+      } else {
+        const int bx = border_index(sx, width, border_kind);
+        const int by = border_index(sy, height, border_kind);
+        tile[i] = bx < 0 || by < 0 ? border_value : gray_at(src, bx, by, width);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 0; s < rows; s += ROWS) {  // chunks hold whole runs of three rows
+#pragma unroll
+      for (int r = 0; r < ROWS; ++r) {
+        if (s + r < rows) {
+          __local const int* at = tile + (s + r) * TILE_COLS + tid + 1;
+          const int d = at[1] - at[-1];
+          const int m = at[-1] + 2 * at[0] + at[1];
+          gx[r] += d;  // as the row below the output due now
+          gy[r] += m;
+          gx[(r + 1) % ROWS] += 2 * d;  // as the middle row
+          gx[(r + 2) % ROWS] += d;      // as the row above
+          gy[(r + 2) % ROWS] -= m;
+          const int y = y0 + q0 + s + r - 2;
+          if (x < width && y >= y0) dst[(size_t)y * width + x] = sobel_value(gx[r], gy[r], mode);
+          gx[r] = gy[r] = 0;
+        }
+      }
+    }
+  }
+}
+#endif

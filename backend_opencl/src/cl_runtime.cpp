@@ -1,6 +1,8 @@
 #include "cl_runtime.hpp"
 
+#include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "filter_math.hpp"
 #include "kernel_sources.hpp"
@@ -31,6 +33,17 @@ const std::string& common_options() {
   }();
   return options;
 }
+
+/// Turns the packed PTX off where set to 0 (to compare it with the portable kernels).
+constexpr const char* kPtxEnvVar = "PARFILTER_OPENCL_PTX";
+/// A kernel using every packed helper of common.cl: it builds where the PTX is taken.
+constexpr std::string_view kPtxProbe =
+    "__kernel void ptx_probe(__global uint* w) {\n"
+    "  w[0] = packed_word(packed_min(packed_of(w[1]), packed_max(packed_of(w[2]), "
+    "packed_of(w[3]))));\n"
+    "}\n";
+constexpr std::string_view kPtxOption = " -D PTX_PACKED=1";
+constexpr std::string_view kNoPtxOption = " -D PTX_PACKED=0";
 
 }  // namespace
 
@@ -69,13 +82,21 @@ Runtime::Runtime(cl_device_id device)
   check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr),
         "clGetDeviceInfo(CL_DEVICE_TYPE)");
   cpu_schedules_ = (type & CL_DEVICE_TYPE_CPU) != 0;
+  std::size_t size = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_VENDOR, 0, nullptr, &size) == CL_SUCCESS && size > 0) {
+    vendor_.resize(size);
+    if (clGetDeviceInfo(device, CL_DEVICE_VENDOR, size, vendor_.data(), nullptr) != CL_SUCCESS) {
+      vendor_.clear();
+    }
+  }
   host_pool_ = std::make_shared<HostPool>(context_, device, kCachedHostBytes);
   host_results_ = HostPool::results_of(host_pool_);
 }
 
 cl_kernel Runtime::kernel(std::string_view program, std::string_view kernel, const Defines& defines,
                           double* build_ms) {
-  const std::string options = common_options() + defines.text();
+  const std::string options =
+      common_options() + std::string(ptx_packed() ? kPtxOption : kNoPtxOption) + defines.text();
   std::string key(program);
   key.append("|").append(options).append("|").append(kernel);
   if (const auto it = kernels_.find(key); it != kernels_.end()) return it->second.get();
@@ -87,6 +108,19 @@ cl_kernel Runtime::kernel(std::string_view program, std::string_view kernel, con
       call_name("clCreateKernel", kernel),
       [&](cl_int* error) { return clCreateKernel(built.get(), name.c_str(), error); });
   return kernels_.emplace(key, std::move(created)).first->second.get();
+}
+
+bool Runtime::ptx_packed() {
+  if (!ptx_packed_) {
+    const char* env = std::getenv(kPtxEnvVar);
+    const bool wanted = vendor_.find("NVIDIA") != std::string::npos &&
+                        (env == nullptr || std::string_view(env) != "0");
+    std::string source(kernel_source(kCommonSource));
+    source.append("\n").append(kPtxProbe);
+    ptx_packed_ =
+        wanted && programs_.builds("ptx-probe", source, common_options() + std::string(kPtxOption));
+  }
+  return *ptx_packed_;
 }
 
 }  // namespace parfilter::opencl

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,7 +28,15 @@ struct Range {
 class Defines {
  public:
   Defines& add(std::string_view name, long long value) {
-    text_.append(" -D ").append(name).append("=").append(std::to_string(value));
+    return add(name, std::string_view(std::to_string(value)));
+  }
+  /// A value spelled out: a brace list, say (no spaces).
+  Defines& add(std::string_view name, std::string_view value) {
+    text_.append(" -D ").append(name).append("=").append(value);
+    return *this;
+  }
+  Defines& option(std::string_view text) {  // TUNE
+    text_.append(text);
     return *this;
   }
   [[nodiscard]] const std::string& text() const { return text_; }
@@ -73,6 +82,10 @@ class Runtime {
   /// caller holds mutex().
   cl_kernel kernel(std::string_view program, std::string_view kernel, const Defines& defines,
                    double* build_ms);
+  /// Whether the kernels use NVIDIA's packed 16-bit PTX (common.cl, PTX_PACKED): on an NVIDIA
+  /// device whose compiler takes it, unless PARFILTER_OPENCL_PTX=0. Probed on first use; the
+  /// caller holds mutex().
+  [[nodiscard]] bool ptx_packed();
 
  private:
   cl_device_id device_;
@@ -81,6 +94,8 @@ class Runtime {
   std::map<std::string, Kernel> kernels_;  ///< by program, defines and kernel name
   std::size_t compute_units_ = 1;
   std::atomic<bool> cpu_schedules_ = false;
+  std::string vendor_;              ///< CL_DEVICE_VENDOR
+  std::optional<bool> ptx_packed_;  ///< once probed
   std::mutex mutex_;
   std::shared_ptr<HostPool> host_pool_;
   std::shared_ptr<SampleAllocator> host_results_;

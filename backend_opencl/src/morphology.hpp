@@ -34,6 +34,19 @@ struct RowRun {
 };
 [[nodiscard]] std::vector<RowRun> row_runs(const StructuringElement& se);
 
+/// A rectangle of element pixels: columns [x0, x1), rows [y0, y1).
+struct ElementRect {
+  int x0 = 0;
+  int x1 = 0;
+  int y0 = 0;
+  int y1 = 0;
+  friend bool operator==(const ElementRect&, const ElementRect&) = default;
+};
+/// Rectangles whose union is the element's set pixels: each run of equal rows, grown up and
+/// down over the rows whose spans hold it, none inside another (an ellipse or a cross gives one
+/// per distinct row width).
+[[nodiscard]] std::vector<ElementRect> rect_cover(const StructuringElement& se);
+
 /// Whether every set pixel's box toward the anchor is set (each non-empty row span holds the
 /// anchor column, and spans grow toward the anchor row): then a sample clamped to the image
 /// edge is one the element covers anyway. True for rect, cross and ellipse.

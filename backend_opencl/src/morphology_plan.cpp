@@ -48,6 +48,33 @@ std::vector<RowRun> row_runs(const StructuringElement& se) {
   return runs;
 }
 
+std::vector<ElementRect> rect_cover(const StructuringElement& se) {
+  const auto holds = [&](int y, int x0, int x1) {
+    const auto span = se.row_spans[static_cast<std::size_t>(y)];
+    return span.x0 <= x0 && x1 <= span.x1;
+  };
+  const auto inside = [](const ElementRect& a, const ElementRect& b) {  // a within b
+    return b.x0 <= a.x0 && a.x1 <= b.x1 && b.y0 <= a.y0 && a.y1 <= b.y1;
+  };
+  std::vector<ElementRect> grown;
+  for (const RowRun& run : row_runs(se)) {
+    ElementRect r{run.x0, run.x1, run.y0, run.y1};
+    while (r.y0 > 0 && holds(r.y0 - 1, r.x0, r.x1)) --r.y0;
+    while (r.y1 < se.height && holds(r.y1, r.x0, r.x1)) ++r.y1;
+    grown.push_back(r);
+  }
+  std::vector<ElementRect> cover;
+  for (std::size_t i = 0; i < grown.size(); ++i) {
+    // Dropped when inside another rectangle (of two equal ones, the first is kept).
+    bool redundant = false;
+    for (std::size_t j = 0; j < grown.size() && !redundant; ++j) {
+      redundant = j != i && inside(grown[i], grown[j]) && (grown[i] != grown[j] || j < i);
+    }
+    if (!redundant) cover.push_back(grown[i]);
+  }
+  return cover;
+}
+
 bool closed_toward_anchor(const StructuringElement& se) {
   const auto span = [&](int y) { return se.row_spans[static_cast<std::size_t>(y)]; };
   const auto empty = [&](int y) { return span(y).x1 <= span(y).x0; };

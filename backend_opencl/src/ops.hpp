@@ -23,11 +23,14 @@ inline constexpr std::string_view kGaussianLut = "lut";
 inline constexpr std::string_view kGaussianSeparable = "separable";
 inline constexpr std::string_view kGaussianStrip = "strip";
 inline constexpr std::string_view kGaussianVector = "vector";
+inline constexpr std::string_view kGaussianTile = "tile";
 inline constexpr std::string_view kSobelScalar = "scalar";
 inline constexpr std::string_view kSobelVload16 = "vload16";
+inline constexpr std::string_view kSobelTile = "tile";
 inline constexpr std::string_view kSharpenNaive = "naive";
 inline constexpr std::string_view kSharpenVector = "vector";
 inline constexpr std::string_view kSharpenLocal = "local";
+inline constexpr std::string_view kSharpenTile = "tile";
 inline constexpr std::string_view kHistogramLocalAtomics = "local-atomics";
 inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
@@ -40,6 +43,8 @@ inline constexpr std::string_view kMorphImage2d = "image2d";
 inline constexpr std::string_view kMorphColumns = "columns";
 inline constexpr std::string_view kMorphVhgw = "vhgw";
 inline constexpr std::string_view kMorphRows = "rows";
+inline constexpr std::string_view kMorphTile = "tile";
+inline constexpr std::string_view kMorphSpans = "spans";
 
 /// `variant`, or for "default" the schedule that suits the lane's device: `on_cpu` on a CPU
 /// device (PoCL), `on_gpu` on any other.

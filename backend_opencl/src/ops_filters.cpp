@@ -1,4 +1,6 @@
 // gray, gaussian, sobel, sharpen and pool: one or two kernels from a device image to another.
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "filter_math.hpp"
@@ -13,6 +15,12 @@ constexpr std::string_view kSobelProgram = "sobel";
 constexpr std::string_view kSharpenProgram = "sharpen";
 constexpr std::size_t kSharpenLanes = 4;  ///< samples per work item of sharpen_vector
 constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vload16
+/// The RGBA stream kernels (gaussian_tile): a work item per column, the rows per pass through
+/// local memory (rounded down to whole runs of taps) and the output rows per work-group.
+constexpr int kStreamItems = 128;
+constexpr int kStreamChunkRows = 16;
+constexpr int kStreamStripRows = 64;
+constexpr int kRgba = 4;
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
@@ -32,7 +40,21 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
   const int border_kind = static_cast<int>(params.border.kind);
   const int border_value = params.border.value;
   const Defines defines = image_defines(in.channels());
-  if (variant == kGaussianLut) {
+  if (variant == kGaussianTile && in.channels() != kRgba) variant = kGaussianStrip;
+  if (variant == kGaussianTile) {
+    Defines tile = defines;
+    const int strip = std::getenv("PF_G_STRIP") ? std::atoi(std::getenv("PF_G_STRIP"))
+                                                : kStreamStripRows;  // TUNE
+    const int chunk = std::getenv("PF_G_CHUNK") ? std::atoi(std::getenv("PF_G_CHUNK"))
+                                                : kStreamChunkRows;  // TUNE
+    tile.add("TILE_ITEMS", kStreamItems).add("TILE_STRIP", strip);
+    tile.add("TILE_CHUNK", std::max(1, chunk / kGaussianTaps) * kGaussianTaps);
+    rt.run(kGaussianProgram, "gaussian_tile", tile,
+           {ceil_div(in.pixels().x, kStreamItems) * kStreamItems,
+            ceil_div(in.pixels().y, static_cast<std::size_t>(strip))},
+           {kStreamItems, 1}, in.buffer(), out, in.width(), in.height(), border_kind, border_value,
+           q);
+  } else if (variant == kGaussianLut) {
     const GaussianLut lut = gaussian_lut(weights);
     std::array<cl_int, kGaussianTaps * kGaussianTaps> classes{};
     for (int j = 0; j < kGaussianTaps; ++j) {
@@ -63,6 +85,24 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
 
 DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
                       std::string_view variant) {
+  if (variant == kSobelTile) {
+    Buffer out = rt.buffer(image_bytes(in.width(), in.height(), 1), "sobel output");
+    Defines tile = image_defines(in.channels());
+    const int strip = std::getenv("PF_G_STRIP") ? std::atoi(std::getenv("PF_G_STRIP"))
+                                                : kStreamStripRows;  // TUNE
+    const int chunk = std::getenv("PF_G_CHUNK") ? std::atoi(std::getenv("PF_G_CHUNK"))
+                                                : kStreamChunkRows;  // TUNE
+    constexpr int kSobelRows = 3;
+    tile.add("TILE_ITEMS", kStreamItems).add("TILE_STRIP", strip);
+    tile.add("TILE_CHUNK", std::max(1, chunk / kSobelRows) * kSobelRows);
+    rt.run(kSobelProgram, "sobel_tile", tile,
+           {ceil_div(in.pixels().x, kStreamItems) * kStreamItems,
+            ceil_div(in.pixels().y, static_cast<std::size_t>(strip))},
+           {kStreamItems, 1}, in.buffer(), out, in.width(), in.height(),
+           static_cast<int>(params.border.kind), static_cast<int>(params.border.value),
+           static_cast<int>(params.sobel_output));
+    return {out, in.width(), in.height(), 1};
+  }
   const Buffer gray = gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels());
   Buffer out = rt.buffer(image_bytes(in.width(), in.height(), 1), "sobel output");
   const bool vector = variant == kSobelVload16;
@@ -77,6 +117,23 @@ DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
 DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
                         std::string_view variant) {
   Buffer out = rt.buffer(in.bytes(), "sharpen output");
+  if (variant == kSharpenTile && in.channels() != kRgba) variant = kSharpenVector;
+  if (variant == kSharpenTile) {
+    Defines tile = image_defines(in.channels());
+    const int strip = std::getenv("PF_G_STRIP") ? std::atoi(std::getenv("PF_G_STRIP"))
+                                                : kStreamStripRows;  // TUNE
+    const int chunk = std::getenv("PF_G_CHUNK") ? std::atoi(std::getenv("PF_G_CHUNK"))
+                                                : kStreamChunkRows;  // TUNE
+    constexpr int kSharpenRows = 3;
+    tile.add("TILE_ITEMS", kStreamItems).add("TILE_STRIP", strip);
+    tile.add("TILE_CHUNK", std::max(1, chunk / kSharpenRows) * kSharpenRows);
+    rt.run(kSharpenProgram, "sharpen_tile", tile,
+           {ceil_div(in.pixels().x, kStreamItems) * kStreamItems,
+            ceil_div(in.pixels().y, static_cast<std::size_t>(strip))},
+           {kStreamItems, 1}, in.buffer(), out, in.width(), in.height(),
+           static_cast<int>(params.border.kind), static_cast<int>(params.border.value));
+    return {out, in.width(), in.height(), in.channels()};
+  }
   const std::size_t row_samples = in.pixels().x * static_cast<std::size_t>(in.channels());
   Range items = in.pixels();
   const char* kernel = "sharpen_local";

@@ -3,7 +3,9 @@
 // Herk/Gil-Werman pass per run of equal element rows (vhgw); image2d runs on images
 // (morphology_image.cpp).
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "filter_math.hpp"
 #include "morphology.hpp"
@@ -29,6 +31,26 @@ constexpr int kVectorMaxCpuSamples = 64;
 constexpr int kRectRowsReach = 8;
 constexpr int kRectRowsMaxHeight = 15;
 
+/// morph_rect_tile (kernels/morphology_tile.cl): its work-group, the largest rectangle side it
+/// takes (a ring of that many words per work item), the input rows per pass through local
+/// memory (rounded down to whole rectangles) and the output rows per work-group (each
+/// re-reads the rectangle's height - 1 rows above its strip).
+constexpr int kRectTileItems = 128;
+constexpr int kRectTileMaxSide = 32;
+constexpr int kRectTileChunkRows = 32;
+constexpr int kRectTileStripRows = 256;
+constexpr int kRgba = 4;
+constexpr std::string_view kMorphologyTileProgram = "morphology_tile";
+/// morph_spans (kernels/morphology_spans.cl): its work-group, the farthest its element's spans
+/// reach either side of the anchor column and its most rows (registers per work item), the
+/// input rows per pass through local memory and the output rows per work-group.
+constexpr int kSpansItems = 128;
+constexpr int kSpansMaxReach = 8;
+constexpr int kSpansMaxHeight = 17;
+constexpr int kSpansChunkRows = 16;
+constexpr int kSpansStripRows = 64;
+constexpr std::string_view kMorphologySpansProgram = "morphology_spans";
+
 /// Whether every pixel of the element is set (a rect, or an ellipse or cross as small as one).
 bool full_rect(const StructuringElement& se) {
   return std::all_of(se.mask.begin(), se.mask.end(), [](std::uint8_t m) { return m != 0; });
@@ -45,11 +67,61 @@ bool rect_rows_fit(const MorphologySetup& s) {
          se.height <= kRectRowsMaxHeight && row_samples % kVectorLanes == 0;
 }
 
+/// Whether morph_rect_tile can run this element on this image: RGBA, and rectangles it takes.
+bool rect_tile_fits(const MorphologySetup& s) {
+  const auto cover = rect_cover(s.se);
+  return s.channels == kRgba && std::all_of(cover.begin(), cover.end(), [](const ElementRect& r) {
+           return r.x1 - r.x0 <= kRectTileMaxSide && r.y1 - r.y0 <= kRectTileMaxSide;
+         });
+}
+
+/// How far the element's row spans reach left and right of its anchor column, -1 for an
+/// empty row.
+struct SpanReach {
+  std::vector<int> left;
+  std::vector<int> right;
+  int max_left = 0;
+  int max_right = 0;
+};
+SpanReach span_reach(const StructuringElement& se) {
+  SpanReach reach;
+  for (const auto& span : se.row_spans) {
+    const bool empty = span.x1 <= span.x0;
+    reach.left.push_back(empty ? -1 : se.anchor_x - span.x0);
+    reach.right.push_back(empty ? -1 : span.x1 - 1 - se.anchor_x);
+    reach.max_left = std::max(reach.max_left, reach.left.back());
+    reach.max_right = std::max(reach.max_right, reach.right.back());
+  }
+  return reach;
+}
+
+/// Whether morph_spans can run this element on this image: RGBA, and a small element closed
+/// toward its anchor.
+bool spans_fit(const MorphologySetup& s) {
+  const SpanReach reach = span_reach(s.se);
+  return s.channels == kRgba && closed_toward_anchor(s.se) && s.se.height <= kSpansMaxHeight &&
+         reach.max_left <= kSpansMaxReach && reach.max_right <= kSpansMaxReach;
+}
+
+/// A brace list for a build option: {a,b,c}.
+std::string brace_list(const std::vector<int>& values) {
+  std::string text = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    text += (i > 0 ? "," : "") + std::to_string(values[i]);
+  }
+  return text + "}";
+}
+
 std::string_view chosen_variant(std::string_view variant, const MorphologySetup& setup,
                                 bool cpu_device) {
   const StructuringElement& se = setup.se;
   if (variant == kMorphRows && !rect_rows_fit(setup)) variant = kMorphDefault;
+  if (variant == kMorphTile && !rect_tile_fits(setup)) variant = kMorphDefault;
+  if (variant == kMorphSpans && !spans_fit(setup)) variant = kMorphDefault;
   if (variant != kMorphDefault) return variant;
+  if (!cpu_device && spans_fit(setup) && std::getenv("PF_NO_SPANS") == nullptr)
+    return kMorphSpans;  // TUNE
+  if (!cpu_device && rect_tile_fits(setup)) return kMorphTile;
   if (!cpu_device && rect_rows_fit(setup)) return kMorphRows;
   const auto set = std::count(se.mask.begin(), se.mask.end(), std::uint8_t{1});
   if (cpu_device && full_rect(se) && set >= kVhgwMinRectArea) {
@@ -76,6 +148,21 @@ class BufferSteps {
       const std::size_t bytes = image_bytes(setup.width, setup.height, setup.channels);
       rows_pass_ = rt.buffer(bytes, "vhgw row pass");
       columns_pass_ = rt.buffer(bytes, "vhgw column pass");
+    } else if (variant == kMorphTile) {
+      cover_ = rect_cover(setup.se);
+    } else if (variant == kMorphSpans) {
+      const SpanReach reach = span_reach(setup.se);
+      spans_.add("SPAN_H", setup.se.height).add("SPAN_AY", setup.se.anchor_y);
+      spans_.add("SPAN_MAX_LEFT", reach.max_left).add("SPAN_MAX_RIGHT", reach.max_right);
+      spans_.add("SPAN_ITEMS", kSpansItems)
+          .add("SPAN_STRIP", std::getenv("PF_SPAN_STRIP") ? std::atoi(std::getenv("PF_SPAN_STRIP"))
+                                                          : kSpansStripRows);  // TUNE
+      spans_.add("SPAN_CHUNK",
+                 std::max(1, (std::getenv("PF_SPAN_CHUNK") ? std::atoi(std::getenv("PF_SPAN_CHUNK"))
+                                                           : kSpansChunkRows) /
+                                 setup.se.height) *
+                     setup.se.height);  // TUNE
+      spans_.add("SPAN_LEFT", brace_list(reach.left)).add("SPAN_RIGHT", brace_list(reach.right));
     } else if (variant != kMorphNaive && variant != kMorphVector && variant != kMorphRows) {
       throw std::logic_error("BufferSteps: unknown morphology variant");
     }
@@ -106,12 +193,51 @@ class BufferSteps {
       rt_.run(kMorphologyProgram, "morph_columns", defines, s.pixels(), kColumnTile, src, dst,
               s.width, s.height, groups_, group_count_, columns_, se.width, se.anchor_x,
               se.anchor_y);
+    } else if (variant_ == kMorphTile) {
+      run_tile(step, src, dst);
+    } else if (variant_ == kMorphSpans) {
+      Defines d = spans_;
+      d.add("CN", s.channels).add("OP_ERODE", step == MorphOp::erode ? 1 : 0);
+      const int strip = std::getenv("PF_SPAN_STRIP") ? std::atoi(std::getenv("PF_SPAN_STRIP"))
+                                                     : kSpansStripRows;  // TUNE
+      rt_.run(kMorphologySpansProgram, "morph_spans", d,
+              {ceil_div(s.pixels().x, static_cast<std::size_t>(kSpansItems)) * kSpansItems,
+               ceil_div(s.pixels().y, static_cast<std::size_t>(strip))},
+              {static_cast<std::size_t>(kSpansItems), 1}, src, dst, s.width, s.height);
     } else {
       run_vhgw(defines, src, dst);
     }
   }
 
  private:
+  /// A launch per rectangle of the element's cover, each after the first merged into dst.
+  void run_tile(MorphOp step, const Buffer& src, const Buffer& dst) {
+    const MorphologySetup& s = setup_;
+    for (std::size_t i = 0; i < cover_.size(); ++i) {
+      const ElementRect& r = cover_[i];
+      const int w = r.x1 - r.x0;
+      const int h = r.y1 - r.y0;
+      const int strip_cols = kRectTileItems / w * w;
+      Defines d;
+      d.add("CN", s.channels).add("OP_ERODE", step == MorphOp::erode ? 1 : 0);
+      d.add("TILE_RECT_W", w).add("TILE_RECT_H", h);
+      d.add("TILE_RECT_X", r.x0 - s.se.anchor_x).add("TILE_RECT_Y", r.y0 - s.se.anchor_y);
+      const int chunk_rows = std::getenv("PF_TILE_CHUNK") ? std::atoi(std::getenv("PF_TILE_CHUNK"))
+                                                          : kRectTileChunkRows;  // TUNE
+      const int strip_rows = std::getenv("PF_TILE_STRIP") ? std::atoi(std::getenv("PF_TILE_STRIP"))
+                                                          : kRectTileStripRows;  // TUNE
+      d.add("TILE_ITEMS", kRectTileItems).add("TILE_CHUNK", std::max(1, chunk_rows / h) * h);
+      d.add("TILE_STRIP", strip_rows).add("TILE_COMBINE", i > 0 ? 1 : 0);
+      if (std::getenv("PF_TILE_MAXREG"))
+        d.option(std::string(" -cl-nv-maxrregcount=") + std::getenv("PF_TILE_MAXREG"));  // TUNE
+      const std::size_t groups_x = ceil_div(s.pixels().x, static_cast<std::size_t>(strip_cols));
+      rt_.run(
+          kMorphologyTileProgram, "morph_rect_tile", d,
+          {groups_x * kRectTileItems, ceil_div(s.pixels().y, static_cast<std::size_t>(strip_rows))},
+          {static_cast<std::size_t>(kRectTileItems), 1}, src, dst, s.width, s.height);
+    }
+  }
+
   /// Per run of equal rows: the row pass over the run's span, then the column pass over the
   /// run's rows, combined into dst (the first run writes it).
   void run_vhgw(const Defines& defines, const Buffer& src, const Buffer& dst) {
@@ -141,6 +267,8 @@ class BufferSteps {
   Buffer columns_;
   cl_int group_count_ = 0;
   std::vector<RowRun> runs_;
+  std::vector<ElementRect> cover_;
+  Defines spans_;  ///< morph_spans' element and schedule
   Buffer rows_pass_;
   Buffer columns_pass_;
 };

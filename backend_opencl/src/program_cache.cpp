@@ -194,8 +194,24 @@ Program ProgramCache::load(const fs::path& path, const std::string& key,
   return program;
 }
 
+bool ProgramCache::builds(std::string_view name, std::string_view source,
+                          const std::string& options) {
+  const std::string key = key_text(source, options);
+  if (programs_.contains(key)) return true;
+  const auto path = entry_path(name, source, options);
+  Program program;
+  if (path) program = load(*path, key, options);
+  if (!program) {
+    program = compile(name, source, options, true);
+    if (!program) return false;
+    if (path) store(*path, key, program);
+  }
+  programs_.emplace(key, std::move(program));
+  return true;
+}
+
 Program ProgramCache::compile(std::string_view name, std::string_view source,
-                              const std::string& options) {
+                              const std::string& options, bool quiet) {
   const char* text = source.data();
   const std::size_t size = source.size();
   Program program =
@@ -204,6 +220,7 @@ Program ProgramCache::compile(std::string_view name, std::string_view source,
       });
   const cl_int status =
       clBuildProgram(program.get(), 1, &device_, options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS && quiet) return {};
   if (status != CL_SUCCESS) {
     std::cerr << "OpenCL build log of " << name << " (options: " << options << "):\n"
               << build_log(program.get(), device_) << '\n';

@@ -36,6 +36,10 @@ class ProgramCache {
   /// stderr and throws RuntimeError.
   const Program& get(std::string_view name, std::string_view source, const std::string& options,
                      double* build_ms = nullptr);
+  /// Whether `source` builds with `options` on this device: a probe of what the driver takes,
+  /// quiet on failure. A program that builds is cached as get() caches it.
+  [[nodiscard]] bool builds(std::string_view name, std::string_view source,
+                            const std::string& options);
 
   struct Stats {
     int compiled = 0;     ///< built from source
@@ -54,8 +58,10 @@ class ProgramCache {
   [[nodiscard]] std::string key_text(std::string_view source, const std::string& options) const;
   [[nodiscard]] Program load(const std::filesystem::path& path, const std::string& key,
                              const std::string& options);
+  /// The program built from source; on failure an empty one when `quiet`, else the build
+  /// log on stderr and a RuntimeError.
   [[nodiscard]] Program compile(std::string_view name, std::string_view source,
-                                const std::string& options);
+                                const std::string& options, bool quiet = false);
   void store(const std::filesystem::path& path, const std::string& key, const Program& program);
 
   Context context_;

@@ -2,7 +2,10 @@
 // the structuring-element decompositions the morphology kernels take.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cl_api.hpp"
 #include "cl_device.hpp"
@@ -166,6 +169,36 @@ TEST(MorphologyPlan, EveryShapeIsCoveredOnceAndClosedTowardItsAnchor) {
         for (std::size_t i = 0; i < covered.size(); ++i) {
           EXPECT_EQ(covered[i], se.mask[i] != 0 ? 3 : 0) << to_string(SeSpec{shape, w, h});
         }
+      }
+    }
+  }
+}
+
+TEST(MorphologyPlan, RectCoversAreTheSetPixelsWithOneRectPerRowWidth) {
+  const auto cover_of = [](SeShape shape, int w, int h) {
+    return rect_cover(make_structuring_element({shape, w, h}));
+  };
+  EXPECT_EQ(cover_of(SeShape::rect, 31, 31), (std::vector<ElementRect>{{0, 31, 0, 31}}));
+  // A 5x5 cross: its middle row and its middle column.
+  EXPECT_EQ(cover_of(SeShape::cross, 5, 5), (std::vector<ElementRect>{{2, 3, 0, 5}, {0, 5, 2, 3}}));
+  for (const SeShape shape : {SeShape::rect, SeShape::cross, SeShape::ellipse}) {
+    for (int w = 1; w <= 17; ++w) {
+      for (int h = 1; h <= 17; ++h) {
+        const StructuringElement se = make_structuring_element({shape, w, h});
+        std::vector<int> covered(se.mask.size(), 0);
+        std::vector<std::pair<int, int>> widths;
+        for (const ElementRect& r : rect_cover(se)) {
+          widths.emplace_back(r.x0, r.x1);
+          for (int y = r.y0; y < r.y1; ++y) {
+            for (int x = r.x0; x < r.x1; ++x) covered[y * w + x] = 1;
+          }
+        }
+        for (std::size_t i = 0; i < covered.size(); ++i) {
+          EXPECT_EQ(covered[i], se.mask[i] != 0 ? 1 : 0) << to_string(SeSpec{shape, w, h});
+        }
+        std::sort(widths.begin(), widths.end());
+        EXPECT_EQ(std::adjacent_find(widths.begin(), widths.end()), widths.end())
+            << "two rects of one row span in " << to_string(SeSpec{shape, w, h});
       }
     }
   }

@@ -4,12 +4,17 @@
 namespace parfilter::opencl::ops {
 namespace {
 
-std::vector<std::string> variants() { return variant_list({kSobelVload16, kSobelScalar}); }
+std::vector<std::string> variants() {
+  return variant_list({kDefaultVariant, kSobelTile, kSobelVload16, kSobelScalar});
+}
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
+  // On a GPU the gray comes on the fly, in one kernel; on a CPU the gray plane and 16 pixels per
+  // work item.
   DeviceResult result;
-  result.image = run_sobel(lane, input, params, variant);
+  result.image =
+      run_sobel(lane, input, params, device_schedule(lane, variant, kSobelVload16, kSobelTile));
   return result;
 }
 
