@@ -229,13 +229,14 @@ __kernel void gaussian_vector(__global const uchar* src, __global uchar* dst, in
 }
 
 // tile (RGBA): a work item per output column streams down a strip of TILE_STRIP rows, the rows
-// (strip plus apron, bordered) in local memory TILE_CHUNK rows at a time. Each input row's sum
-// along the row is taken in two words of 16-bit lanes, R|B and G|A (every lane at most
-// 255 * 256), then feeds the five output rows it belongs to: their partial column sums wait in
-// a ring of registers whose slots rotate with the row's position in its run of TAPS rows
-// (compile-time once unrolled).
+// (strip plus apron, bordered) in local memory TILE_CHUNK rows at a time. Each input row's sums
+// along the row are taken in two words of 16-bit lanes, R|B and G|A (every lane at most
+// 255 * 256), kept for the TAPS rows an output needs in a ring of registers whose slots rotate
+// with the row's position in its run of TAPS rows (compile-time once unrolled), and weighted
+// down the column in 32 bits when the output is due.
 #ifdef TILE_ITEMS
-#define TILE_COLS (TILE_ITEMS + 2 * RADIUS)
+#define APRON QUAD  // words loaded either side of the strip: a whole quad, at least RADIUS
+#define TILE_COLS (TILE_ITEMS + 2 * APRON)
 #define LOW_BYTES 0x00FF00FFu
 #define LANE_MASK 0xFFFFu
 #define LANE_BITS 16
@@ -244,7 +245,8 @@ __kernel void gaussian_vector(__global const uchar* src, __global uchar* dst, in
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void gaussian_tile(
     __global const uint* restrict src, __global uint* restrict dst, int width, int height,
     int border_kind, int border_value, int8 q) {
-  __local uint tile[TILE_CHUNK * TILE_COLS];
+  __local uint4 tile_quads[TILE_CHUNK * TILE_COLS / QUAD];
+  __local uint* tile = (__local uint*)tile_quads;
   int w[TAPS];
   weights_of(q, w);
   const int tid = get_local_id(0);
@@ -253,52 +255,47 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void gaussian_t
   const int x = x0 + tid;
   // Stream row t is image row y0 - RADIUS + t; it completes output row y0 + t - 2 RADIUS.
   const int input_rows = min(TILE_STRIP, height - y0) + 2 * RADIUS;
-  uint ring[TAPS][FCN];  // slot t % TAPS: the output completed at stream row t
-  uint centre[TAPS];     // slot t % TAPS: stream row t's own pixel, whose alpha its output keeps
-#pragma unroll
-  for (int k = 0; k < TAPS; ++k) {
-#pragma unroll
-    for (int c = 0; c < FCN; ++c) ring[k][c] = 0;
-  }
+  uint red_blue[TAPS];  // slot t % TAPS: stream row t's sums along the row
+  uint green_alpha[TAPS];
+  uint centre[TAPS];  // slot t % TAPS: stream row t's own pixel (an output keeps its alpha)
   for (int q0 = 0; q0 < input_rows; q0 += TILE_CHUNK) {
     const int rows = min(TILE_CHUNK, input_rows - q0);
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk's rows are read
-    load_word_rows(tile, src, x0 - RADIUS, y0 - RADIUS + q0, TILE_COLS, rows, width, height,
+    load_word_rows(tile, src, x0 - APRON, y0 - RADIUS + q0, TILE_COLS, rows, width, height,
                    border_kind, (uint)border_value * 0x01010101u);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = 0; s < rows; s += TAPS) {  // chunks hold whole runs of TAPS rows
 #pragma unroll
       for (int r = 0; r < TAPS; ++r) {
         if (s + r < rows) {
-          __local const uint* at = tile + (s + r) * TILE_COLS + tid;
-          uint red_blue = 0;
-          uint green_alpha = 0;
+          __local const uint* at = tile + (s + r) * TILE_COLS + APRON - RADIUS + tid;
+          uint rb = 0;
+          uint ga = 0;
 #pragma unroll
           for (int i = 0; i < TAPS; ++i) {
             const uint v = at[i];
-            red_blue += (uint)w[i] * (v & LOW_BYTES);
-            green_alpha += (uint)w[i] * ((v >> 8) & LOW_BYTES);
+            rb += (uint)w[i] * (v & LOW_BYTES);
+            ga += (uint)w[i] * ((v >> 8) & LOW_BYTES);
           }
-          const uint row_sum[FCN] = {red_blue & LANE_MASK, green_alpha & LANE_MASK,
-                                     red_blue >> LANE_BITS};
+          red_blue[r] = rb;
+          green_alpha[r] = ga;
           centre[r] = at[RADIUS];
-#pragma unroll
-          for (int j = 0; j < TAPS; ++j) {
-            const int slot = (r + TAPS - 1 - j) % TAPS;
-#pragma unroll
-            for (int c = 0; c < FCN; ++c) ring[slot][c] += (uint)w[j] * row_sum[c];
-          }
+          // The output due now: rows t - 2 RADIUS .. t, its own row t - RADIUS.
           const int y = y0 + q0 + s + r - 2 * RADIUS;
           if (x < width && y >= y0) {
+            uint sum[FCN] = {0, 0, 0};
+#pragma unroll
+            for (int j = 0; j < TAPS; ++j) {
+              const int slot = (r + TAPS - 2 * RADIUS + j) % TAPS;  // stream row t - 2 RADIUS + j
+              sum[0] += (uint)w[j] * (red_blue[slot] & LANE_MASK);
+              sum[1] += (uint)w[j] * (green_alpha[slot] & LANE_MASK);
+              sum[2] += (uint)w[j] * (red_blue[slot] >> LANE_BITS);
+            }
             uint out = centre[(r + TAPS - RADIUS) % TAPS] & ALPHA_WORD_BYTE;
 #pragma unroll
-            for (int c = 0; c < FCN; ++c) {
-              out |= ((ring[r][c] + ROUNDING) >> GAUSSIAN_SHIFT) << (8 * c);
-            }
+            for (int c = 0; c < FCN; ++c) out |= ((sum[c] + ROUNDING) >> GAUSSIAN_SHIFT) << (8 * c);
             dst[(size_t)y * width + x] = out;
           }
-#pragma unroll
-          for (int c = 0; c < FCN; ++c) ring[r][c] = 0;
         }
       }
     }

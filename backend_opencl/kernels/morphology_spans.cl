@@ -16,44 +16,39 @@
 // completes SPAN_H - 1 - j rows later: the partial outputs wait in a ring of registers whose
 // slots rotate with the row's position in its segment of SPAN_H rows (compile-time once
 // unrolled), and a completed output leaves its slot neutral for the next.
-#define TILE_COLS (SPAN_ITEMS + SPAN_MAX_LEFT + SPAN_MAX_RIGHT)
-#define TILE_WORDS (SPAN_CHUNK * TILE_COLS)
+#define APRON (2 * QUAD)  // words loaded either side of the strip: at least SPAN_MAX_REACH
+#define TILE_COLS (SPAN_ITEMS + 2 * APRON)
 
 __kernel __attribute__((reqd_work_group_size(SPAN_ITEMS, 1, 1))) void morph_spans(
     __global const uint* restrict src, __global uint* restrict dst, int width, int height) {
-  __local uint tile[TILE_WORDS];
+  __local uint4 tile_quads[SPAN_CHUNK * TILE_COLS / QUAD];
+  __local uint* tile = (__local uint*)tile_quads;
   const int span_left[SPAN_H] = SPAN_LEFT;
   const int span_right[SPAN_H] = SPAN_RIGHT;
   const int tid = get_local_id(0);
   const int x0 = get_group_id(0) * SPAN_ITEMS;
   const int y0 = get_group_id(1) * SPAN_STRIP;
   const int x = x0 + tid;
-  const bool owns_column = x < width;
   // Stream row q is image row y0 - SPAN_AY + q; it completes output row y0 + q - (SPAN_H - 1).
   const int input_rows = min(SPAN_STRIP, height - y0) + SPAN_H - 1;
-  const int first_x = x0 - SPAN_MAX_LEFT;
   packed4 ring[SPAN_H];  // slot t % SPAN_H: the output completed at stream row t
+  uint centre[SPAN_H];   // slot t % SPAN_H: stream row t's own pixel (an output keeps its alpha)
 #pragma unroll
   for (int k = 0; k < SPAN_H; ++k) ring[k] = packed_of(NEUTRAL_WORD);
   for (int q0 = 0; q0 < input_rows; q0 += SPAN_CHUNK) {
     const int rows = min(SPAN_CHUNK, input_rows - q0);
-    const int first_y = y0 - SPAN_AY + q0;
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk's rows are read
-    for (int i = tid; i < rows * TILE_COLS; i += SPAN_ITEMS) {
-      const int r = i / TILE_COLS;
-      const int sx = first_x + (i - r * TILE_COLS);
-      const int sy = first_y + r;
-      tile[i] = sx >= 0 && sx < width && sy >= 0 && sy < height ? src[(size_t)sy * width + sx]
-                                                                : NEUTRAL_WORD;
-    }
+    load_word_rows(tile, src, x0 - APRON, y0 - SPAN_AY + q0, TILE_COLS, rows, width, height,
+                   BORDER_CONSTANT, NEUTRAL_WORD);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = 0; s < rows; s += SPAN_H) {  // chunks hold whole segments of SPAN_H rows
 #pragma unroll
       for (int r = 0; r < SPAN_H; ++r) {
         if (s + r < rows) {
-          __local const uint* at = tile + (s + r) * TILE_COLS + SPAN_MAX_LEFT + tid;
+          __local const uint* at = tile + (s + r) * TILE_COLS + APRON + tid;
           packed4 left[SPAN_MAX_LEFT + 1];
           packed4 right[SPAN_MAX_RIGHT + 1];
+          centre[r] = at[0];
           left[0] = packed_of(at[0]);
           right[0] = left[0];
 #pragma unroll
@@ -68,10 +63,11 @@ __kernel __attribute__((reqd_work_group_size(SPAN_ITEMS, 1, 1))) void morph_span
                                           PACKED_COMBINE(left[span_left[j]], right[span_right[j]]));
             }
           }
+          // The output due now; its own row is SPAN_H - 1 - SPAN_AY stream rows back.
           const int y = y0 + q0 + s + r - (SPAN_H - 1);
-          if (owns_column && y >= y0) {
-            const size_t pixel = (size_t)y * width + x;
-            dst[pixel] = (packed_word(ring[r]) & ~ALPHA_BYTE) | (src[pixel] & ALPHA_BYTE);
+          if (x < width && y >= y0) {
+            dst[(size_t)y * width + x] = (packed_word(ring[r]) & ~ALPHA_BYTE) |
+                                         (centre[(r + 1 + SPAN_AY) % SPAN_H] & ALPHA_BYTE);
           }
           ring[r] = packed_of(NEUTRAL_WORD);
         }

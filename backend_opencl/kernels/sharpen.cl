@@ -88,7 +88,8 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void sharpen_l
 // the way. The partial outputs wait in a ring of registers whose slots rotate with the row's
 // position in its run of three (compile-time once unrolled).
 #ifdef TILE_ITEMS
-#define TILE_COLS (TILE_ITEMS + 2)
+#define APRON QUAD  // words loaded either side of the strip: a whole quad
+#define TILE_COLS (TILE_ITEMS + 2 * APRON)
 #define ROWS 3
 #define LOW_BYTES 0x00FF00FFu
 #define LANE_MASK 0xFFFFu
@@ -101,7 +102,8 @@ inline uint sharpened(uint lane) { return (uint)clamp((int)lane - LANE_BIAS, 0, 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sharpen_tile(
     __global const uint* restrict src, __global uint* restrict dst, int width, int height,
     int border_kind, int border_value) {
-  __local uint tile[TILE_CHUNK * TILE_COLS];
+  __local uint4 tile_quads[TILE_CHUNK * TILE_COLS / QUAD];
+  __local uint* tile = (__local uint*)tile_quads;
   const uint bias = LANE_BIAS * 0x00010001u;
   const int tid = get_local_id(0);
   const int x0 = get_group_id(0) * TILE_ITEMS;
@@ -111,20 +113,20 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sharpen_ti
   const int input_rows = min(TILE_STRIP, height - y0) + 2;
   uint even[ROWS];  // slot t % ROWS: R|B of the output completed at stream row t
   uint odd[ROWS];   // ... and its G|A
-  uint centre = 0;  // the previous stream row's own pixel: the alpha of the output due now
+  uint centre = 0;  // the previous stream row's own pixel: the output due now keeps its alpha
 #pragma unroll
   for (int k = 0; k < ROWS; ++k) even[k] = odd[k] = bias;
   for (int q0 = 0; q0 < input_rows; q0 += TILE_CHUNK) {
     const int rows = min(TILE_CHUNK, input_rows - q0);
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk's rows are read
-    load_word_rows(tile, src, x0 - 1, y0 - 1 + q0, TILE_COLS, rows, width, height, border_kind,
+    load_word_rows(tile, src, x0 - APRON, y0 - 1 + q0, TILE_COLS, rows, width, height, border_kind,
                    (uint)border_value * 0x01010101u);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = 0; s < rows; s += ROWS) {  // chunks hold whole runs of three rows
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         if (s + r < rows) {
-          __local const uint* at = tile + (s + r) * TILE_COLS + tid + 1;
+          __local const uint* at = tile + (s + r) * TILE_COLS + APRON + tid;
           const uint c = at[0];
           const uint c_even = c & LOW_BYTES;
           const uint c_odd = (c >> 8) & LOW_BYTES;

@@ -96,15 +96,17 @@ __kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int
 // partial gradients wait in a ring of registers whose slots rotate with the row's position in
 // its run of three (compile-time once unrolled).
 #ifdef TILE_ITEMS
-#define TILE_COLS (TILE_ITEMS + 2)
+#define APRON QUAD  // gray samples loaded either side of the strip: a whole quad
+#define TILE_COLS (TILE_ITEMS + 2 * APRON)
 #define ROWS 3
+
+inline int gray_of_word(uint v) { return gray_of(v & 0xFF, (v >> 8) & 0xFF, (v >> 16) & 0xFF); }
 
 inline int gray_at(__global const uchar* src, int x, int y, int width) {
 #if CN == 1
   return src[(size_t)y * width + x];
 #elif CN == 4
-  const uint v = ((__global const uint*)src)[(size_t)y * width + x];
-  return gray_of(v & 0xFF, (v >> 8) & 0xFF, (v >> 16) & 0xFF);
+  return gray_of_word(((__global const uint*)src)[(size_t)y * width + x]);
 #else
   const __global uchar* p = src + sample_at(x, y, 0, width);
   return gray_of(p[0], p[1], p[2]);
@@ -114,7 +116,8 @@ inline int gray_at(__global const uchar* src, int x, int y, int width) {
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile(
     __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
     int border_kind, int border_value, int mode) {
-  __local int tile[TILE_CHUNK * TILE_COLS];
+  __local int4 tile_quads[TILE_CHUNK * TILE_COLS / QUAD];
+  __local int* tile = (__local int*)tile_quads;
   const int tid = get_local_id(0);
   const int x0 = get_group_id(0) * TILE_ITEMS;
   const int y0 = get_group_id(1) * TILE_STRIP;
@@ -129,18 +132,30 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile
     const int rows = min(TILE_CHUNK, input_rows - q0);
     const int first_y = y0 - 1 + q0;
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk's rows are read
+    const int first_x = x0 - APRON;
     const bool inside =
-        x0 >= 1 && first_y >= 0 && x0 - 1 + TILE_COLS <= width && first_y + rows <= height;
-    for (int i = tid; i < rows * TILE_COLS; i += TILE_ITEMS) {
-      const int r = i / TILE_COLS;
-      const int sx = x0 - 1 + (i - r * TILE_COLS);
-      const int sy = first_y + r;
-      if (inside) {
-        tile[i] = gray_at(src, sx, sy, width);
-      } else {
-        const int bx = border_index(sx, width, border_kind);
-        const int by = border_index(sy, height, border_kind);
-        tile[i] = bx < 0 || by < 0 ? border_value : gray_at(src, bx, by, width);
+        first_x >= 0 && first_y >= 0 && first_x + TILE_COLS <= width && first_y + rows <= height;
+    if (CN == 4 && inside && width % QUAD == 0) {  // a quad of pixels per 16-byte load
+      __global const uint4* from = (__global const uint4*)src;
+      for (int i = tid; i < rows * (TILE_COLS / QUAD); i += TILE_ITEMS) {
+        const int r = i / (TILE_COLS / QUAD);
+        const uint4 v =
+            from[((size_t)(first_y + r) * width + first_x) / QUAD + (i - r * (TILE_COLS / QUAD))];
+        tile_quads[i] =
+            (int4)(gray_of_word(v.s0), gray_of_word(v.s1), gray_of_word(v.s2), gray_of_word(v.s3));
+      }
+    } else {
+      for (int i = tid; i < rows * TILE_COLS; i += TILE_ITEMS) {
+        const int r = i / TILE_COLS;
+        const int sx = first_x + (i - r * TILE_COLS);
+        const int sy = first_y + r;
+        if (inside) {
+          tile[i] = gray_at(src, sx, sy, width);
+        } else {
+          const int bx = border_index(sx, width, border_kind);
+          const int by = border_index(sy, height, border_kind);
+          tile[i] = bx < 0 || by < 0 ? border_value : gray_at(src, bx, by, width);
+        }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -148,7 +163,7 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile
 #pragma unroll
       for (int r = 0; r < ROWS; ++r) {
         if (s + r < rows) {
-          __local const int* at = tile + (s + r) * TILE_COLS + tid + 1;
+          __local const int* at = tile + (s + r) * TILE_COLS + APRON + tid;
           const int d = at[1] - at[-1];
           const int m = at[-1] + 2 * at[0] + at[1];
           gx[r] += d;  // as the row below the output due now

@@ -35,10 +35,6 @@ class Defines {
     text_.append(" -D ").append(name).append("=").append(value);
     return *this;
   }
-  Defines& option(std::string_view text) {  // TUNE
-    text_.append(text);
-    return *this;
-  }
   [[nodiscard]] const std::string& text() const { return text_; }
 
  private:

@@ -3,7 +3,6 @@
 // Herk/Gil-Werman pass per run of equal element rows (vhgw); image2d runs on images
 // (morphology_image.cpp).
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -48,7 +47,7 @@ constexpr int kSpansItems = 128;
 constexpr int kSpansMaxReach = 8;
 constexpr int kSpansMaxHeight = 17;
 constexpr int kSpansChunkRows = 16;
-constexpr int kSpansStripRows = 64;
+constexpr int kSpansStripRows = 32;
 constexpr std::string_view kMorphologySpansProgram = "morphology_spans";
 
 /// Whether every pixel of the element is set (a rect, or an ellipse or cross as small as one).
@@ -119,8 +118,7 @@ std::string_view chosen_variant(std::string_view variant, const MorphologySetup&
   if (variant == kMorphTile && !rect_tile_fits(setup)) variant = kMorphDefault;
   if (variant == kMorphSpans && !spans_fit(setup)) variant = kMorphDefault;
   if (variant != kMorphDefault) return variant;
-  if (!cpu_device && spans_fit(setup) && std::getenv("PF_NO_SPANS") == nullptr)
-    return kMorphSpans;  // TUNE
+  if (!cpu_device && spans_fit(setup)) return kMorphSpans;
   if (!cpu_device && rect_tile_fits(setup)) return kMorphTile;
   if (!cpu_device && rect_rows_fit(setup)) return kMorphRows;
   const auto set = std::count(se.mask.begin(), se.mask.end(), std::uint8_t{1});
@@ -154,14 +152,8 @@ class BufferSteps {
       const SpanReach reach = span_reach(setup.se);
       spans_.add("SPAN_H", setup.se.height).add("SPAN_AY", setup.se.anchor_y);
       spans_.add("SPAN_MAX_LEFT", reach.max_left).add("SPAN_MAX_RIGHT", reach.max_right);
-      spans_.add("SPAN_ITEMS", kSpansItems)
-          .add("SPAN_STRIP", std::getenv("PF_SPAN_STRIP") ? std::atoi(std::getenv("PF_SPAN_STRIP"))
-                                                          : kSpansStripRows);  // TUNE
-      spans_.add("SPAN_CHUNK",
-                 std::max(1, (std::getenv("PF_SPAN_CHUNK") ? std::atoi(std::getenv("PF_SPAN_CHUNK"))
-                                                           : kSpansChunkRows) /
-                                 setup.se.height) *
-                     setup.se.height);  // TUNE
+      spans_.add("SPAN_ITEMS", kSpansItems).add("SPAN_STRIP", kSpansStripRows);
+      spans_.add("SPAN_CHUNK", std::max(1, kSpansChunkRows / setup.se.height) * setup.se.height);
       spans_.add("SPAN_LEFT", brace_list(reach.left)).add("SPAN_RIGHT", brace_list(reach.right));
     } else if (variant != kMorphNaive && variant != kMorphVector && variant != kMorphRows) {
       throw std::logic_error("BufferSteps: unknown morphology variant");
@@ -198,11 +190,9 @@ class BufferSteps {
     } else if (variant_ == kMorphSpans) {
       Defines d = spans_;
       d.add("CN", s.channels).add("OP_ERODE", step == MorphOp::erode ? 1 : 0);
-      const int strip = std::getenv("PF_SPAN_STRIP") ? std::atoi(std::getenv("PF_SPAN_STRIP"))
-                                                     : kSpansStripRows;  // TUNE
       rt_.run(kMorphologySpansProgram, "morph_spans", d,
               {ceil_div(s.pixels().x, static_cast<std::size_t>(kSpansItems)) * kSpansItems,
-               ceil_div(s.pixels().y, static_cast<std::size_t>(strip))},
+               ceil_div(s.pixels().y, static_cast<std::size_t>(kSpansStripRows))},
               {static_cast<std::size_t>(kSpansItems), 1}, src, dst, s.width, s.height);
     } else {
       run_vhgw(defines, src, dst);
@@ -222,19 +212,15 @@ class BufferSteps {
       d.add("CN", s.channels).add("OP_ERODE", step == MorphOp::erode ? 1 : 0);
       d.add("TILE_RECT_W", w).add("TILE_RECT_H", h);
       d.add("TILE_RECT_X", r.x0 - s.se.anchor_x).add("TILE_RECT_Y", r.y0 - s.se.anchor_y);
-      const int chunk_rows = std::getenv("PF_TILE_CHUNK") ? std::atoi(std::getenv("PF_TILE_CHUNK"))
-                                                          : kRectTileChunkRows;  // TUNE
-      const int strip_rows = std::getenv("PF_TILE_STRIP") ? std::atoi(std::getenv("PF_TILE_STRIP"))
-                                                          : kRectTileStripRows;  // TUNE
-      d.add("TILE_ITEMS", kRectTileItems).add("TILE_CHUNK", std::max(1, chunk_rows / h) * h);
-      d.add("TILE_STRIP", strip_rows).add("TILE_COMBINE", i > 0 ? 1 : 0);
-      if (std::getenv("PF_TILE_MAXREG"))
-        d.option(std::string(" -cl-nv-maxrregcount=") + std::getenv("PF_TILE_MAXREG"));  // TUNE
+      d.add("TILE_ITEMS", kRectTileItems)
+          .add("TILE_CHUNK", std::max(1, kRectTileChunkRows / h) * h)
+          .add("TILE_STRIP", kRectTileStripRows)
+          .add("TILE_COMBINE", i > 0 ? 1 : 0);
       const std::size_t groups_x = ceil_div(s.pixels().x, static_cast<std::size_t>(strip_cols));
-      rt_.run(
-          kMorphologyTileProgram, "morph_rect_tile", d,
-          {groups_x * kRectTileItems, ceil_div(s.pixels().y, static_cast<std::size_t>(strip_rows))},
-          {static_cast<std::size_t>(kRectTileItems), 1}, src, dst, s.width, s.height);
+      rt_.run(kMorphologyTileProgram, "morph_rect_tile", d,
+              {groups_x * kRectTileItems,
+               ceil_div(s.pixels().y, static_cast<std::size_t>(kRectTileStripRows))},
+              {static_cast<std::size_t>(kRectTileItems), 1}, src, dst, s.width, s.height);
     }
   }
 
