@@ -35,7 +35,8 @@ inline constexpr std::string_view kHistogramLocalAtomics = "local-atomics";
 inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
 inline constexpr std::string_view kSegmentPrivate = "private";
-/// Morphology's default: vhgw for large rects, else columns (vector for small elements on CPUs).
+/// Morphology's default: on a GPU spans, the rectangle tile, rows or columns; on a CPU vhgw for
+/// large rects, else vector or columns (ops_morphology.cpp, chosen_variant).
 inline constexpr std::string_view kMorphDefault = "default";
 inline constexpr std::string_view kMorphNaive = "naive";
 inline constexpr std::string_view kMorphVector = "vector";

@@ -261,6 +261,55 @@ TEST_F(OpenClDeviceTest, RectRowsMatchTheReferenceWithinAndBeyondTheirReach) {
   }
 }
 
+/// The RGBA pixel-word kernels (gaussian, sharpen and sobel "tile", morphology "spans" and
+/// "tile") over several strips of rows and work-groups: rows that go by 16-byte copies (a width
+/// that is a multiple of 4), rows that do not, and an image smaller than every element.
+TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
+  struct Case {
+    Op op;
+    std::string variant;
+    OpParams params;
+  };
+  const auto with = [](auto set) {
+    OpParams p;
+    set(p);
+    return p;
+  };
+  const auto se = [](SeShape shape, int w, int h) {
+    OpParams p;
+    p.se = {shape, w, h};
+    return p;
+  };
+  const std::vector<Case> cases = {
+      {Op::gaussian, "tile", with([](OpParams& p) {
+         p.border = {BorderKind::reflect101, 0};
+       })},
+      {Op::gaussian, "tile", with([](OpParams& p) {
+         p.border = {BorderKind::constant, 200};
+       })},
+      {Op::sharpen, "tile", with([](OpParams& p) {
+         p.border = {BorderKind::constant, 9};
+       })},
+      {Op::sobel, "tile", with([](OpParams& p) { p.sobel_output = SobelOutput::l1; })},
+      {Op::erode, "tile", se(SeShape::rect, 31, 31)},
+      {Op::dilate, "tile", se(SeShape::ellipse, 7, 7)},
+      {Op::erode, "spans", se(SeShape::rect, 3, 3)},
+      {Op::dilate, "spans", se(SeShape::ellipse, 15, 15)},
+      {Op::open, "spans", se(SeShape::cross, 5, 5)},
+      {Op::close, "spans", se(SeShape::rect, 2, 5)}};
+  for (const auto& [width, height] : {std::pair{300, 600}, std::pair{301, 77}, std::pair{5, 3}}) {
+    const Image image = test::synthetic_image(width, height, 4, static_cast<std::uint32_t>(width));
+    for (const Case& c : cases) {
+      const OpOutput expected = reference::run(c.op, image, c.params);
+      OpParams params = c.params;
+      params.variant = c.variant;
+      const OpOutput actual = backend_->run(c.op, image.view(), params);
+      EXPECT_TRUE(test::same_image(expected.image, actual.image))
+          << op_name(c.op) << " " << c.variant << " " << width << "x" << height;
+    }
+  }
+}
+
 /// The schedules the other kind of device would run (GPU ones on PoCL, CPU ones on a GPU):
 /// grid-strided sub-histograms, the morphology default's other choices.
 TEST_F(OpenClDeviceTest, TheOtherDeviceKindsSchedulesMatchTheReference) {
