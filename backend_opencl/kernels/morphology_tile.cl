@@ -24,9 +24,6 @@
 #define SEGMENTS (TILE_ITEMS / TILE_RECT_W)
 #define STRIP_COLS (SEGMENTS * TILE_RECT_W)
 #define TILE_COLS (STRIP_COLS + TILE_RECT_W - 1)
-// A tile row starts on the quad below its first column (up to 3 words early), so that rows
-// inside the image go by 16-byte copies.
-#define TILE_ROW ((TILE_COLS + 2 * QUAD - 2) / QUAD * QUAD)
 
 // Output columns k w .. k w + w - 1 of one row (w = TILE_RECT_W): column k w + i is the
 // extremum of `segment` from i up and of `next` (the following w words) below i.
@@ -60,8 +57,7 @@ inline void store_word(__global const uint* src, __global uint* dst, size_t at, 
 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void morph_rect_tile(
     __global const uint* restrict src, __global uint* restrict dst, int width, int height) {
-  __local uint4 tile_quads[TILE_CHUNK * TILE_ROW / QUAD];
-  __local uint* tile = (__local uint*)tile_quads;
+  __local uint tile[TILE_CHUNK * TILE_COLS];
   __local uint across[TILE_CHUNK * STRIP_COLS];
   const int tid = get_local_id(0);
   const int x0 = get_group_id(0) * STRIP_COLS;
@@ -70,8 +66,7 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void morph_rect
   // y0 + q - (TILE_RECT_H - 1).
   const int input_rows = min(TILE_STRIP, height - y0) + TILE_RECT_H - 1;
   const int first_x = x0 + TILE_RECT_X;
-  const int lead = ((first_x % QUAD) + QUAD) % QUAD;  // words loaded before the first column
-  const int x = x0 + tid;                             // this item's column in the vertical pass
+  const int x = x0 + tid;  // this item's column in the vertical pass
   const bool owns_column = tid < STRIP_COLS && x < width;
   // ring[j]: the previous segment's suffix extremum from its row j; ring[TILE_RECT_H] stays
   // neutral, so the last row of a segment needs no test.
@@ -80,13 +75,19 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void morph_rect
   for (int j = 0; j <= TILE_RECT_H; ++j) ring[j] = NEUTRAL_WORD;
   for (int q0 = 0; q0 < input_rows; q0 += TILE_CHUNK) {
     const int rows = min(TILE_CHUNK, input_rows - q0);
-    load_word_rows(tile, src, first_x - lead, y0 + TILE_RECT_Y + q0, TILE_ROW, rows, width, height,
-                   BORDER_CONSTANT, NEUTRAL_WORD);
+    const int first_y = y0 + TILE_RECT_Y + q0;
+    for (int i = tid; i < rows * TILE_COLS; i += TILE_ITEMS) {
+      const int r = i / TILE_COLS;
+      const int sx = first_x + (i - r * TILE_COLS);
+      const int sy = first_y + r;
+      tile[i] = sx >= 0 && sx < width && sy >= 0 && sy < height ? src[(size_t)sy * width + sx]
+                                                                : NEUTRAL_WORD;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);  // the tile is complete; the last vertical pass is done
     for (int t = tid; t < rows * SEGMENTS; t += TILE_ITEMS) {
       const int r = t / SEGMENTS;
       const int k = t - r * SEGMENTS;
-      horizontal_segment(tile + r * TILE_ROW + lead + k * TILE_RECT_W,
+      horizontal_segment(tile + r * TILE_COLS + k * TILE_RECT_W,
                          across + r * STRIP_COLS + k * TILE_RECT_W);
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // `across` is complete; the tile is free again

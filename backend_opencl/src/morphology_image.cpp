@@ -12,8 +12,6 @@
 namespace parfilter::opencl {
 namespace {
 
-constexpr int kRgbaChannels = 4;
-
 struct ImageLayout {
   cl_image_format format{};
   std::size_t texels_wide = 0;  ///< pixels for RGBA, samples for CL_R

@@ -58,6 +58,8 @@ inline constexpr std::string_view kMorphSpans = "spans";
 /// The morphology ops' variants (erode, dilate, open, close), on any device.
 [[nodiscard]] std::vector<std::string> morphology_variants();
 
+/// The channel count of the pixel-word kernels (an RGBA pixel is one 32-bit word).
+inline constexpr int kRgbaChannels = 4;
 /// The work-group shape of the 2-D kernels, and of the tiled ones (TILE_W x TILE_H).
 inline constexpr Range kTile{16, 16};
 /// Output rows per work item of the strip kernels, and samples per work item of the 16-lane

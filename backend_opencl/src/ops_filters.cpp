@@ -21,7 +21,6 @@ constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vlo
 constexpr std::size_t kStreamItems = 128;
 constexpr int kStreamChunkRows = 16;
 constexpr std::size_t kStreamStripRows = 32;
-constexpr int kRgba = 4;
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
@@ -54,7 +53,7 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
   const int border_kind = static_cast<int>(params.border.kind);
   const int border_value = params.border.value;
   const Defines defines = image_defines(in.channels());
-  if (variant == kGaussianTile && in.channels() != kRgba) variant = kGaussianStrip;
+  if (variant == kGaussianTile && in.channels() != kRgbaChannels) variant = kGaussianStrip;
   if (variant == kGaussianTile) {
     run_stream(rt, kGaussianProgram, "gaussian_tile", defines, kGaussianTaps, in, in.buffer(), out,
                in.width(), in.height(), border_kind, border_value, q);
@@ -111,7 +110,7 @@ DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
 DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
                         std::string_view variant) {
   Buffer out = rt.buffer(in.bytes(), "sharpen output");
-  if (variant == kSharpenTile && in.channels() != kRgba) variant = kSharpenVector;
+  if (variant == kSharpenTile && in.channels() != kRgbaChannels) variant = kSharpenVector;
   if (variant == kSharpenTile) {
     constexpr int kSharpenRows = 3;
     run_stream(rt, kSharpenProgram, "sharpen_tile", image_defines(in.channels()), kSharpenRows, in,

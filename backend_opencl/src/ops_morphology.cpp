@@ -39,7 +39,6 @@ constexpr int kRectTileItems = 128;
 constexpr int kRectTileMaxSide = 32;
 constexpr int kRectTileChunkRows = 32;
 constexpr int kRectTileStripRows = 256;
-constexpr int kRgba = 4;
 constexpr std::string_view kMorphologyTileProgram = "morphology_tile";
 /// morph_spans (kernels/morphology_spans.cl): its work-group, the farthest its element's spans
 /// reach either side of the anchor column and its most rows (registers per work item), the
@@ -70,7 +69,8 @@ bool rect_rows_fit(const MorphologySetup& s) {
 /// Whether morph_rect_tile can run this element on this image: RGBA, and rectangles it takes.
 bool rect_tile_fits(const MorphologySetup& s) {
   const auto cover = rect_cover(s.se);
-  return s.channels == kRgba && std::all_of(cover.begin(), cover.end(), [](const ElementRect& r) {
+  return s.channels == kRgbaChannels &&
+         std::all_of(cover.begin(), cover.end(), [](const ElementRect& r) {
            return r.x1 - r.x0 <= kRectTileMaxSide && r.y1 - r.y0 <= kRectTileMaxSide;
          });
 }
@@ -99,8 +99,9 @@ SpanReach span_reach(const StructuringElement& se) {
 /// toward its anchor.
 bool spans_fit(const MorphologySetup& s) {
   const SpanReach reach = span_reach(s.se);
-  return s.channels == kRgba && closed_toward_anchor(s.se) && s.se.height <= kSpansMaxHeight &&
-         reach.max_left <= kSpansMaxReach && reach.max_right <= kSpansMaxReach;
+  return s.channels == kRgbaChannels && closed_toward_anchor(s.se) &&
+         s.se.height <= kSpansMaxHeight && reach.max_left <= kSpansMaxReach &&
+         reach.max_right <= kSpansMaxReach;
 }
 
 /// A brace list for a build option: {a,b,c}.
