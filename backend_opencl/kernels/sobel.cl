@@ -2,22 +2,20 @@
 // (filter_math's sobel_value): magnitude = min(255, round(sqrt(gx^2 + gy^2))) exactly, l1, dx,
 // dy. Two schedules: one pixel per work item, and 16 pixels per work item with vload16.
 
-// round(sqrt(n)) in integers: the float root corrected to floor(sqrt(n)) = k, then k + 1 when
-// n > k^2 + k (filter_math's isqrt_round). n <= 2 * 1020^2 < 2^24 is exact as a float.
-inline int isqrt_round(int n) {
-  int k = (int)sqrt((float)n);
-  while (k * k > n) --k;
-  while ((k + 1) * (k + 1) <= n) ++k;
-  return n > k * k + k ? k + 1 : k;
-}
+// Above 255^2 + 255 the rounded root is 256 or more: saturated.
+#define SATURATED_SQUARE (UCHAR_MAX * UCHAR_MAX + UCHAR_MAX)
 
+// round(sqrt(n)) for n <= SATURATED_SQUARE straight from the float root: n is exact as a float,
+// sqrt(n) lies at least 1/4 / (2 * 255.5) > 4.8e-4 from any half-integer (|n - (c + 1/2)^2| >=
+// 1/4), and OpenCL's sqrt is within 3 ulp (under 4.6e-5 below 256), so rounding it is exact.
 inline uchar sobel_value(int gx, int gy, int mode) {
   const int ax = abs(gx);
   const int ay = abs(gy);
   if (mode == SOBEL_L1) return convert_uchar_sat(ax + ay);
   if (mode == SOBEL_DX) return convert_uchar_sat(ax);
   if (mode == SOBEL_DY) return convert_uchar_sat(ay);
-  return convert_uchar_sat(isqrt_round(ax * ax + ay * ay));
+  const int n = ax * ax + ay * ay;
+  return n > SATURATED_SQUARE ? UCHAR_MAX : (uchar)(sqrt((float)n) + 0.5f);
 }
 
 inline uchar sobel_at(__global const uchar* gray, int x, int y, int width, int height,

@@ -310,6 +310,21 @@ TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
   }
 }
 
+/// Sobel's magnitude rounds the float root straight away (sobel.cl): every variant on images of
+/// noise, whose gradients spread over the whole range, gray and RGBA.
+TEST_F(OpenClDeviceTest, SobelMagnitudeMatchesTheReferenceOnNoise) {
+  for (const int channels : {1, 4}) {
+    const Image image = test::synthetic_image(1024, 96, channels, 11);
+    const OpOutput expected = reference::run(Op::sobel, image, OpParams{});
+    for (const std::string& variant : backend_->variants(Op::sobel)) {
+      OpParams params;
+      params.variant = variant;
+      const OpOutput actual = backend_->run(Op::sobel, image.view(), params);
+      EXPECT_TRUE(test::same_image(expected.image, actual.image)) << variant << " c" << channels;
+    }
+  }
+}
+
 /// The schedules the other kind of device would run (GPU ones on PoCL, CPU ones on a GPU):
 /// grid-strided sub-histograms, the morphology default's other choices.
 TEST_F(OpenClDeviceTest, TheOtherDeviceKindsSchedulesMatchTheReference) {
