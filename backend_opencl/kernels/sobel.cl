@@ -111,6 +111,39 @@ inline int gray_at(__global const uchar* src, int x, int y, int width) {
 #endif
 }
 
+// The gray of `rows` rows of TILE_COLS pixels from image column x0, row y0 into `tile`, every
+// work item of the group taking part; coordinates outside the image are mapped by the border
+// (which applies to the gray image: border_value is a gray sample). RGBA rows wholly inside the
+// image go a quad of pixels per 16-byte load, as load_word_rows does for words.
+inline void load_gray_rows(__local int4* tile_quads, __global const uchar* src, int x0, int y0,
+                           int rows, int width, int height, int border_kind, int border_value) {
+  __local int* tile = (__local int*)tile_quads;
+  const int tid = get_local_id(0);
+  const bool inside = x0 >= 0 && y0 >= 0 && x0 + TILE_COLS <= width && y0 + rows <= height;
+  if (CN == 4 && inside && width % QUAD == 0) {
+    __global const uint4* from = (__global const uint4*)src;
+    for (int i = tid; i < rows * (TILE_COLS / QUAD); i += TILE_ITEMS) {
+      const int r = i / (TILE_COLS / QUAD);
+      const uint4 v = from[((size_t)(y0 + r) * width + x0) / QUAD + (i - r * (TILE_COLS / QUAD))];
+      tile_quads[i] =
+          (int4)(gray_of_word(v.s0), gray_of_word(v.s1), gray_of_word(v.s2), gray_of_word(v.s3));
+    }
+    return;
+  }
+  for (int i = tid; i < rows * TILE_COLS; i += TILE_ITEMS) {
+    const int r = i / TILE_COLS;
+    const int sx = x0 + (i - r * TILE_COLS);
+    const int sy = y0 + r;
+    if (inside) {
+      tile[i] = gray_at(src, sx, sy, width);
+    } else {
+      const int bx = border_index(sx, width, border_kind);
+      const int by = border_index(sy, height, border_kind);
+      tile[i] = bx < 0 || by < 0 ? border_value : gray_at(src, bx, by, width);
+    }
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile(
     __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
     int border_kind, int border_value, int mode) {
@@ -128,34 +161,9 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile
   for (int k = 0; k < ROWS; ++k) gx[k] = gy[k] = 0;
   for (int q0 = 0; q0 < input_rows; q0 += TILE_CHUNK) {
     const int rows = min(TILE_CHUNK, input_rows - q0);
-    const int first_y = y0 - 1 + q0;
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk's rows are read
-    const int first_x = x0 - APRON;
-    const bool inside =
-        first_x >= 0 && first_y >= 0 && first_x + TILE_COLS <= width && first_y + rows <= height;
-    if (CN == 4 && inside && width % QUAD == 0) {  // a quad of pixels per 16-byte load
-      __global const uint4* from = (__global const uint4*)src;
-      for (int i = tid; i < rows * (TILE_COLS / QUAD); i += TILE_ITEMS) {
-        const int r = i / (TILE_COLS / QUAD);
-        const uint4 v =
-            from[((size_t)(first_y + r) * width + first_x) / QUAD + (i - r * (TILE_COLS / QUAD))];
-        tile_quads[i] =
-            (int4)(gray_of_word(v.s0), gray_of_word(v.s1), gray_of_word(v.s2), gray_of_word(v.s3));
-      }
-    } else {
-      for (int i = tid; i < rows * TILE_COLS; i += TILE_ITEMS) {
-        const int r = i / TILE_COLS;
-        const int sx = first_x + (i - r * TILE_COLS);
-        const int sy = first_y + r;
-        if (inside) {
-          tile[i] = gray_at(src, sx, sy, width);
-        } else {
-          const int bx = border_index(sx, width, border_kind);
-          const int by = border_index(sy, height, border_kind);
-          tile[i] = bx < 0 || by < 0 ? border_value : gray_at(src, bx, by, width);
-        }
-      }
-    }
+    load_gray_rows(tile_quads, src, x0 - APRON, y0 - 1 + q0, rows, width, height, border_kind,
+                   border_value);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = 0; s < rows; s += ROWS) {  // chunks hold whole runs of three rows
 #pragma unroll
