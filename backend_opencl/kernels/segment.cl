@@ -171,3 +171,134 @@ __kernel void segment_adaptive_private(__global const uchar* gray, __global ucha
     dst[at] = gray[at] > t ? FOREGROUND : BACKGROUND;
   }
 }
+
+// columns (for GPUs, the CUDA backend's scheme): a work item owns one column of a strip of
+// SEG_STRIP rows and keeps its window's histogram in local memory, as its own column of
+// [bin][item] arrays, so items never share a word and need no barrier. Moving down a row drops
+// the window's top row and adds a new bottom row: 2 W updates per pixel. A coarse level (counts
+// and sums per group of SEG_FINE values) makes each prefix query, min and max at most
+// BINS / SEG_FINE + SEG_FINE steps. SEG_COUNT is ushort where the window holds at most 65535
+// pixels, else uint; SEG_ITEMS is what the device's local memory allows.
+#ifdef SEG_COUNT
+#define SEG_COARSE (BINS / SEG_FINE)
+
+typedef struct {
+  SEG_COUNT fine[BINS][SEG_ITEMS];
+  SEG_COUNT coarse_count[SEG_COARSE][SEG_ITEMS];
+  uint coarse_sum[SEG_COARSE][SEG_ITEMS];
+} WindowHistogram;
+
+inline void add_row(__local WindowHistogram* h, int item, __global const uchar* row, int xa,
+                    int xb) {
+  for (int x = xa; x <= xb; ++x) {
+    const int v = row[x];
+    h->fine[v][item] += 1;
+    h->coarse_count[v / SEG_FINE][item] += 1;
+    h->coarse_sum[v / SEG_FINE][item] += v;
+  }
+}
+
+inline void drop_row(__local WindowHistogram* h, int item, __global const uchar* row, int xa,
+                     int xb) {
+  for (int x = xa; x <= xb; ++x) {
+    const int v = row[x];
+    h->fine[v][item] -= 1;
+    h->coarse_count[v / SEG_FINE][item] -= 1;
+    h->coarse_sum[v / SEG_FINE][item] -= v;
+  }
+}
+
+// Count and sum of the window's values <= t.
+inline void window_prefix(__local const WindowHistogram* h, int item, int t, ulong* count,
+                          ulong* sum) {
+  ulong c = 0;
+  ulong s = 0;
+  const int group = t / SEG_FINE;
+  for (int k = 0; k < group; ++k) {
+    c += h->coarse_count[k][item];
+    s += h->coarse_sum[k][item];
+  }
+  for (int v = group * SEG_FINE; v <= t; ++v) {
+    const ulong n = h->fine[v][item];
+    c += n;
+    s += n * (ulong)v;
+  }
+  *count = c;
+  *sum = s;
+}
+
+// filter_math's isodata_threshold over the window (n >= 1 values summing to s).
+inline int window_isodata(__local const WindowHistogram* h, int item, ulong n, ulong s) {
+  int t = (int)(s / n);
+  for (int round = 0; round < MAX_ROUNDS; ++round) {
+    ulong w1;
+    ulong s1;
+    window_prefix(h, item, t, &w1, &s1);
+    const ulong w2 = n - w1;
+    const ulong s2 = s - s1;
+    if (w1 == 0 || w2 == 0) break;
+    const int next = (int)((s1 * w2 + s2 * w1) / (2 * w1 * w2));
+    if (next == t) break;
+    t = next;
+  }
+  return t;
+}
+
+inline int window_lowest(__local const WindowHistogram* h, int item) {
+  int k = 0;
+  while (h->coarse_count[k][item] == 0) ++k;
+  int v = k * SEG_FINE;
+  while (h->fine[v][item] == 0) ++v;
+  return v;
+}
+
+inline int window_highest(__local const WindowHistogram* h, int item) {
+  int k = SEG_COARSE - 1;
+  while (h->coarse_count[k][item] == 0) --k;
+  int v = k * SEG_FINE + SEG_FINE - 1;
+  while (h->fine[v][item] == 0) --v;
+  return v;
+}
+
+__kernel __attribute__((reqd_work_group_size(SEG_ITEMS, 1, 1))) void segment_adaptive_columns(
+    __global const uchar* gray, __global uchar* dst, int width, int height, int radius,
+    int min_contrast, int global_threshold) {
+  __local WindowHistogram h;
+  const int item = get_local_id(0);
+  const int x = get_global_id(0);
+  if (x >= width) return;  // no barrier below: every item works on its own column
+  const int y0 = get_group_id(1) * SEG_STRIP;
+  const int y1 = min(y0 + SEG_STRIP, height);
+  const int xa = max(0, x - radius);
+  const int xb = min(width - 1, x + radius);
+  for (int v = 0; v < BINS; ++v) h.fine[v][item] = 0;
+  for (int k = 0; k < SEG_COARSE; ++k) {
+    h.coarse_count[k][item] = 0;
+    h.coarse_sum[k][item] = 0;
+  }
+  for (int yy = max(0, y0 - radius); yy <= min(height - 1, y0 + radius); ++yy) {
+    add_row(&h, item, gray + (size_t)yy * width, xa, xb);
+  }
+  // Pixels in the window; their sum comes from the coarse sums.
+  ulong n = (ulong)(xb - xa + 1) * (ulong)(min(height - 1, y0 + radius) - max(0, y0 - radius) + 1);
+  for (int y = y0; y < y1; ++y) {
+    if (y > y0) {
+      if (y - radius - 1 >= 0) {
+        drop_row(&h, item, gray + (size_t)(y - radius - 1) * width, xa, xb);
+        n -= xb - xa + 1;
+      }
+      if (y + radius < height) {
+        add_row(&h, item, gray + (size_t)(y + radius) * width, xa, xb);
+        n += xb - xa + 1;
+      }
+    }
+    ulong total = 0;
+    for (int k = 0; k < SEG_COARSE; ++k) total += h.coarse_sum[k][item];
+    const size_t at = (size_t)y * width + x;
+    const int t = window_highest(&h, item) - window_lowest(&h, item) < min_contrast
+                      ? global_threshold
+                      : window_isodata(&h, item, n, total);
+    dst[at] = gray[at] > t ? FOREGROUND : BACKGROUND;
+  }
+}
+#endif

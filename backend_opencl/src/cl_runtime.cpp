@@ -78,6 +78,11 @@ Runtime::Runtime(cl_device_id device)
   check(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units, nullptr),
         "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
   compute_units_ = units;
+  cl_ulong local_bytes = 0;
+  check(
+      clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_bytes), &local_bytes, nullptr),
+      "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+  local_memory_bytes_ = static_cast<std::size_t>(local_bytes);
   cl_device_type type = 0;
   check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr),
         "clGetDeviceInfo(CL_DEVICE_TYPE)");

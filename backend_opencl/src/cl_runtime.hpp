@@ -58,6 +58,8 @@ class Runtime {
   [[nodiscard]] const Context& context_handle() const { return context_; }
   [[nodiscard]] ProgramCache& programs() { return programs_; }
   [[nodiscard]] std::size_t compute_units() const { return compute_units_; }
+  /// CL_DEVICE_LOCAL_MEM_SIZE: the most local memory one work-group may use.
+  [[nodiscard]] std::size_t local_memory_bytes() const { return local_memory_bytes_; }
   /// Page-locked, host-mapped buffers for images (inputs decoded into them, results read
   /// back into them).
   [[nodiscard]] const std::shared_ptr<HostPool>& host_pool() const { return host_pool_; }
@@ -89,6 +91,7 @@ class Runtime {
   ProgramCache programs_;
   std::map<std::string, Kernel> kernels_;  ///< by program, defines and kernel name
   std::size_t compute_units_ = 1;
+  std::size_t local_memory_bytes_ = 0;
   std::atomic<bool> cpu_schedules_ = false;
   std::string vendor_;              ///< CL_DEVICE_VENDOR
   std::optional<bool> ptx_packed_;  ///< once probed

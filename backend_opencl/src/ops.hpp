@@ -33,6 +33,7 @@ inline constexpr std::string_view kSharpenLocal = "local";
 inline constexpr std::string_view kSharpenTile = "tile";
 inline constexpr std::string_view kHistogramLocalAtomics = "local-atomics";
 inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
+inline constexpr std::string_view kSegmentColumns = "columns";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
 inline constexpr std::string_view kSegmentPrivate = "private";
 /// Morphology's default: on a GPU spans, the rectangle tile, rows or columns; on a CPU vhgw for

@@ -325,6 +325,39 @@ TEST_F(OpenClDeviceTest, SobelMagnitudeMatchesTheReferenceOnNoise) {
   }
 }
 
+/// Adaptive segment's columns schedule keeps 16-bit counts up to 65535 window pixels and 32-bit
+/// ones above: windows on either side of that line (255^2 and 257^2 pixels) over several strips
+/// and work-groups, on a flat image with a sparse pattern, whose one bin can outgrow 16 bits,
+/// with thresholds all local (min contrast 0) and mixed. The oracle here is the private schedule
+/// (32-bit counts, the cross-backend suite's reference cases): the reference takes seconds on
+/// windows this large.
+TEST_F(OpenClDeviceTest, AdaptiveSegmentColumnsMatchPrivateWithShortAndLongCounts) {
+  constexpr int kSide = 257;
+  constexpr int kFlat = 100;
+  constexpr int kPatternPeriod = 211;  // under 1% of a window off the flat value
+  Image image(kSide, kSide, 1);
+  for (int y = 0; y < kSide; ++y) {
+    for (int x = 0; x < kSide; ++x) {
+      const bool pattern = (7 * x + 3 * y) % kPatternPeriod == 0;
+      image.at(x, y) = static_cast<std::uint8_t>(pattern ? (x + y) % kHistogramBins : kFlat);
+    }
+  }
+  for (const int window : {kSide - 2, kSide}) {
+    for (const int min_contrast : {0, 40}) {
+      OpParams params;
+      params.adaptive = true;
+      params.window = window;
+      params.min_contrast = min_contrast;
+      params.variant = "private";
+      const OpOutput expected = backend_->run(Op::segment, image.view(), params);
+      params.variant = "columns";
+      const OpOutput actual = backend_->run(Op::segment, image.view(), params);
+      EXPECT_TRUE(test::same_image(expected.image, actual.image))
+          << "window " << window << " min contrast " << min_contrast;
+    }
+  }
+}
+
 /// The schedules the other kind of device would run (GPU ones on PoCL, CPU ones on a GPU):
 /// grid-strided sub-histograms, the morphology default's other choices.
 TEST_F(OpenClDeviceTest, TheOtherDeviceKindsSchedulesMatchTheReference) {

@@ -6,14 +6,14 @@ namespace parfilter::opencl::ops {
 namespace {
 
 std::vector<std::string> variants() {
-  return variant_list({kDefaultVariant, kSegmentWorkgroup, kSegmentPrivate});
+  return variant_list({kDefaultVariant, kSegmentColumns, kSegmentWorkgroup, kSegmentPrivate});
 }
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
   // --adaptive's schedule: barriers are cheap on GPUs, costly on CPUs.
   return run_thresholding(lane, Op::segment, input, params,
-                          device_schedule(lane, variant, kSegmentPrivate, kSegmentWorkgroup));
+                          device_schedule(lane, variant, kSegmentPrivate, kSegmentColumns));
 }
 
 }  // namespace
