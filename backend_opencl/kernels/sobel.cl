@@ -1,6 +1,9 @@
-// sobel on the gray plane (1 channel): gx, gy of the 3x3 Sobel operators, output by mode
-// (filter_math's sobel_value): magnitude = min(255, round(sqrt(gx^2 + gy^2))) exactly, l1, dx,
-// dy. Two schedules: one pixel per work item, and 16 pixels per work item with vload16.
+// sobel: gx, gy of the 3x3 Sobel operators on the gray image, output by SOBEL_MODE (one of
+// SOBEL_MAGNITUDE, _L1, _DX, _DY; a program per mode, so that no pixel branches on it) as
+// filter_math's sobel_value: magnitude = min(255, round(sqrt(gx^2 + gy^2))) exactly, l1, dx, dy.
+// On a gray plane: one pixel per work item (scalar), 16 with vload16. From the image, the gray
+// made on the fly: tile (a column per work item, rows through local memory) and quads (four
+// columns per work item, rows in registers).
 
 // Above 255^2 + 255 the rounded root is 256 or more: saturated.
 #define SATURATED_SQUARE (UCHAR_MAX * UCHAR_MAX + UCHAR_MAX)
@@ -8,18 +11,21 @@
 // round(sqrt(n)) for n <= SATURATED_SQUARE straight from the float root: n is exact as a float,
 // sqrt(n) lies at least 1/4 / (2 * 255.5) > 4.8e-4 from any half-integer (|n - (c + 1/2)^2| >=
 // 1/4), and OpenCL's sqrt is within 3 ulp (under 4.6e-5 below 256), so rounding it is exact.
-inline uchar sobel_value(int gx, int gy, int mode) {
-  const int ax = abs(gx);
-  const int ay = abs(gy);
-  if (mode == SOBEL_L1) return convert_uchar_sat(ax + ay);
-  if (mode == SOBEL_DX) return convert_uchar_sat(ax);
-  if (mode == SOBEL_DY) return convert_uchar_sat(ay);
-  const int n = ax * ax + ay * ay;
+inline uchar sobel_value(int gx, int gy) {
+#if SOBEL_MODE == SOBEL_L1
+  return convert_uchar_sat(abs(gx) + abs(gy));
+#elif SOBEL_MODE == SOBEL_DX
+  return convert_uchar_sat(abs(gx));
+#elif SOBEL_MODE == SOBEL_DY
+  return convert_uchar_sat(abs(gy));
+#else
+  const int n = gx * gx + gy * gy;
   return n > SATURATED_SQUARE ? UCHAR_MAX : (uchar)(sqrt((float)n) + 0.5f);
+#endif
 }
 
 inline uchar sobel_at(__global const uchar* gray, int x, int y, int width, int height,
-                      int border_kind, int border_value, int mode) {
+                      int border_kind, int border_value) {
   int v[3][3];
   for (int j = 0; j < 3; ++j) {
     for (int i = 0; i < 3; ++i) {
@@ -29,37 +35,42 @@ inline uchar sobel_at(__global const uchar* gray, int x, int y, int width, int h
   }
   const int gx = (v[0][2] + 2 * v[1][2] + v[2][2]) - (v[0][0] + 2 * v[1][0] + v[2][0]);
   const int gy = (v[2][0] + 2 * v[2][1] + v[2][2]) - (v[0][0] + 2 * v[0][1] + v[0][2]);
-  return sobel_value(gx, gy, mode);
+  return sobel_value(gx, gy);
 }
 
 __kernel void sobel_scalar(__global const uchar* gray, __global uchar* dst, int width, int height,
-                           int border_kind, int border_value, int mode) {
+                           int border_kind, int border_value) {
   const int x = get_global_id(0);
   const int y = get_global_id(1);
   if (x >= width || y >= height) return;
-  dst[(size_t)y * width + x] = sobel_at(gray, x, y, width, height, border_kind, border_value, mode);
+  dst[(size_t)y * width + x] = sobel_at(gray, x, y, width, height, border_kind, border_value);
 }
 
 #define LANES 16
 
-inline uchar16 sobel_values16(short16 gx, short16 gy, int mode) {
+inline uchar16 sobel_values16(short16 gx, short16 gy) {
+#if SOBEL_MODE == SOBEL_L1
+  return convert_uchar16_sat(convert_int16(abs(gx)) + convert_int16(abs(gy)));
+#elif SOBEL_MODE == SOBEL_DX
+  return convert_uchar16_sat(abs(gx));
+#elif SOBEL_MODE == SOBEL_DY
+  return convert_uchar16_sat(abs(gy));
+#else
   const int16 ax = convert_int16(abs(gx));
   const int16 ay = convert_int16(abs(gy));
-  if (mode == SOBEL_L1) return convert_uchar16_sat(ax + ay);
-  if (mode == SOBEL_DX) return convert_uchar16_sat(ax);
-  if (mode == SOBEL_DY) return convert_uchar16_sat(ay);
   const int16 n = ax * ax + ay * ay;
   int16 k = convert_int16(sqrt(convert_float16(n)));
   k = select(k, k - 1, k * k > n);  // the float root is within one of floor(sqrt(n))
   k = select(k, k + 1, (k + 1) * (k + 1) <= n);
   return convert_uchar16_sat(select(k, k + 1, n > k * k + k));
+#endif
 }
 
 // vload16: pixels x0..x0+15 of row y. Inside the image, nine unaligned vload16 give the 3x3
 // neighbourhoods of all 16; at an image edge and in the row's tail each pixel takes the
 // scalar path.
 __kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int width, int height,
-                            int border_kind, int border_value, int mode) {
+                            int border_kind, int border_value) {
   const int x0 = get_global_id(0) * LANES;
   const int y = get_global_id(1);
   if (x0 >= width || y >= height) return;
@@ -78,12 +89,24 @@ __kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int
     const short16 r2 = convert_short16(vload16(0, down + 1));
     const short16 gx = (r0 + (short)2 * r1 + r2) - (l0 + (short)2 * l1 + l2);
     const short16 gy = (l2 + (short)2 * c2 + r2) - (l0 + (short)2 * c0 + r0);
-    vstore16(sobel_values16(gx, gy, mode), 0, dst + row + x0);
+    vstore16(sobel_values16(gx, gy), 0, dst + row + x0);
     return;
   }
   for (int x = x0; x < min(x0 + LANES, width); ++x) {
-    dst[row + x] = sobel_at(gray, x, y, width, height, border_kind, border_value, mode);
+    dst[row + x] = sobel_at(gray, x, y, width, height, border_kind, border_value);
   }
+}
+
+// The gray of a pixel of the image, for the kernels that make it on the fly.
+inline int gray_at(__global const uchar* src, int x, int y, int width) {
+#if CN == 1
+  return src[(size_t)y * width + x];
+#elif CN == 4
+  return gray_of_word(((__global const uint*)src)[(size_t)y * width + x]);
+#else
+  const __global uchar* p = src + sample_at(x, y, 0, width);
+  return gray_of(p[0], p[1], p[2]);
+#endif
 }
 
 // tile: the gray formed on the fly from the image (any channel count; RGBA read as words). A
@@ -97,19 +120,6 @@ __kernel void sobel_vload16(__global const uchar* gray, __global uchar* dst, int
 #define APRON QUAD  // gray samples loaded either side of the strip: a whole quad
 #define TILE_COLS (TILE_ITEMS + 2 * APRON)
 #define ROWS 3
-
-inline int gray_of_word(uint v) { return gray_of(v & 0xFF, (v >> 8) & 0xFF, (v >> 16) & 0xFF); }
-
-inline int gray_at(__global const uchar* src, int x, int y, int width) {
-#if CN == 1
-  return src[(size_t)y * width + x];
-#elif CN == 4
-  return gray_of_word(((__global const uint*)src)[(size_t)y * width + x]);
-#else
-  const __global uchar* p = src + sample_at(x, y, 0, width);
-  return gray_of(p[0], p[1], p[2]);
-#endif
-}
 
 // The gray of `rows` rows of TILE_COLS pixels from image column x0, row y0 into `tile`, every
 // work item of the group taking part; coordinates outside the image are mapped by the border
@@ -146,7 +156,7 @@ inline void load_gray_rows(__local int4* tile_quads, __global const uchar* src, 
 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile(
     __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
-    int border_kind, int border_value, int mode) {
+    int border_kind, int border_value) {
   __local int4 tile_quads[TILE_CHUNK * TILE_COLS / QUAD];
   __local int* tile = (__local int*)tile_quads;
   const int tid = get_local_id(0);
@@ -178,11 +188,114 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sobel_tile
           gx[(r + 2) % ROWS] += d;      // as the row above
           gy[(r + 2) % ROWS] -= m;
           const int y = y0 + q0 + s + r - 2;
-          if (x < width && y >= y0) dst[(size_t)y * width + x] = sobel_value(gx[r], gy[r], mode);
+          if (x < width && y >= y0) dst[(size_t)y * width + x] = sobel_value(gx[r], gy[r]);
           gx[r] = gy[r] = 0;
         }
       }
     }
+  }
+}
+#endif
+
+// quads: a work item owns a quad of output columns and a strip of QUAD_STRIP rows. It needs the
+// gray of QUAD_STRIP + 2 rows of six columns (its quad and one either side); inside the image
+// each row is one 16-byte load (RGBA) or a word (gray) and two single pixels, which the
+// neighbouring items load too (from the L1 cache), all issued before any arithmetic: no local
+// memory, no barrier. Short strips keep many items in flight, which the loads need. The four
+// outputs leave as one word.
+#ifdef QUAD_STRIP
+#define QUAD_SPAN (QUAD + 2)  // gray columns x - 1 .. x + 4
+#define QUAD_ROWS (QUAD_STRIP + 2)
+
+// Output row y's quad from the gray rows above, at and below it.
+inline uint sobel_quad(const int* up, const int* mid, const int* down) {
+  uint out = 0;
+#pragma unroll
+  for (int i = 0; i < QUAD; ++i) {
+    const int gx = (up[i + 2] + 2 * mid[i + 2] + down[i + 2]) - (up[i] + 2 * mid[i] + down[i]);
+    const int gy = (down[i] + 2 * down[i + 1] + down[i + 2]) - (up[i] + 2 * up[i + 1] + up[i + 2]);
+    out |= (uint)sobel_value(gx, gy) << (8 * i);
+  }
+  return out;
+}
+
+inline void store_quad(__global uchar* dst, int x, int y, int width, uint out) {
+  if (x + QUAD <= width && width % QUAD == 0) {
+    ((__global uint*)dst)[((size_t)y * width + x) / QUAD] = out;
+  } else {
+    for (int i = 0; i < QUAD && x + i < width; ++i) {
+      dst[(size_t)y * width + x + i] = (uchar)(out >> (8 * i));
+    }
+  }
+}
+
+// Gray row y, columns x - 1 .. x + 4, through the border where it leaves the image.
+inline void bordered_gray_span(__global const uchar* src, int x, int y, int width, int height,
+                               int border_kind, int border_value, int* g) {
+  const int by = border_index(y, height, border_kind);
+  for (int i = 0; i < QUAD_SPAN; ++i) {
+    const int bx = border_index(x - 1 + i, width, border_kind);
+    g[i] = bx < 0 || by < 0 ? border_value : gray_at(src, bx, by, width);
+  }
+}
+
+__kernel void sobel_quads(__global const uchar* restrict src, __global uchar* restrict dst,
+                          int width, int height, int border_kind, int border_value) {
+  const int x = get_global_id(0) * QUAD;
+  const int y0 = get_global_id(1) * QUAD_STRIP;
+  if (x >= width || y0 >= height) return;
+  int g[QUAD_ROWS][QUAD_SPAN];  // gray rows y0 - 1 .. y0 + QUAD_STRIP
+  if (CN != 3 && width % QUAD == 0 && x >= QUAD && x + QUAD < width && y0 >= 1 &&
+      y0 + QUAD_STRIP < height) {
+#if CN == 4
+    __global const uint* words = (__global const uint*)src;
+    uint4 quad[QUAD_ROWS];
+    uint left[QUAD_ROWS];
+    uint right[QUAD_ROWS];
+#pragma unroll
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+      const size_t at = (size_t)(y0 - 1 + t) * width + x;
+      quad[t] = ((__global const uint4*)src)[at / QUAD];
+      left[t] = words[at - 1];
+      right[t] = words[at + QUAD];
+    }
+#pragma unroll
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+      g[t][0] = gray_of_word(left[t]);
+      g[t][1] = gray_of_word(quad[t].s0);
+      g[t][2] = gray_of_word(quad[t].s1);
+      g[t][3] = gray_of_word(quad[t].s2);
+      g[t][4] = gray_of_word(quad[t].s3);
+      g[t][QUAD_SPAN - 1] = gray_of_word(right[t]);
+    }
+#else
+    uint quad[QUAD_ROWS];
+    uchar left[QUAD_ROWS];
+    uchar right[QUAD_ROWS];
+#pragma unroll
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+      const size_t at = (size_t)(y0 - 1 + t) * width + x;
+      quad[t] = ((__global const uint*)src)[at / QUAD];
+      left[t] = src[at - 1];
+      right[t] = src[at + QUAD];
+    }
+#pragma unroll
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+      g[t][0] = left[t];
+#pragma unroll
+      for (int i = 0; i < QUAD; ++i) g[t][i + 1] = (quad[t] >> (8 * i)) & UCHAR_MAX;
+      g[t][QUAD_SPAN - 1] = right[t];
+    }
+#endif
+  } else {
+    for (int t = 0; t < QUAD_ROWS && y0 - 1 + t <= height; ++t) {
+      bordered_gray_span(src, x, y0 - 1 + t, width, height, border_kind, border_value, g[t]);
+    }
+  }
+#pragma unroll
+  for (int t = 1; t <= QUAD_STRIP; ++t) {
+    if (y0 + t - 1 < height)
+      store_quad(dst, x, y0 + t - 1, width, sobel_quad(g[t - 1], g[t], g[t + 1]));
   }
 }
 #endif

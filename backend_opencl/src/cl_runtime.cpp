@@ -41,6 +41,7 @@ constexpr std::string_view kPtxProbe =
     "__kernel void ptx_probe(__global uint* w) {\n"
     "  w[0] = packed_word(packed_min(packed_of(w[1]), packed_max(packed_of(w[2]), "
     "packed_of(w[3]))));\n"
+    "  w[4] = (uint)gray_of_word(w[5]);\n"
     "}\n";
 constexpr std::string_view kPtxOption = " -D PTX_PACKED=1";
 constexpr std::string_view kNoPtxOption = " -D PTX_PACKED=0";

@@ -27,6 +27,7 @@ inline constexpr std::string_view kGaussianTile = "tile";
 inline constexpr std::string_view kSobelScalar = "scalar";
 inline constexpr std::string_view kSobelVload16 = "vload16";
 inline constexpr std::string_view kSobelTile = "tile";
+inline constexpr std::string_view kSobelQuads = "quads";
 inline constexpr std::string_view kSharpenNaive = "naive";
 inline constexpr std::string_view kSharpenVector = "vector";
 inline constexpr std::string_view kSharpenLocal = "local";

@@ -261,9 +261,9 @@ TEST_F(OpenClDeviceTest, RectRowsMatchTheReferenceWithinAndBeyondTheirReach) {
   }
 }
 
-/// The RGBA pixel-word kernels (gaussian, sharpen and sobel "tile", morphology "spans" and
-/// "tile") over several strips of rows and work-groups: rows that go by 16-byte copies (a width
-/// that is a multiple of 4), rows that do not, and an image smaller than every element.
+/// The RGBA pixel-word kernels (gaussian, sharpen and sobel "tile", sobel "quads", morphology
+/// "spans" and "tile") over several strips of rows and work-groups: rows that go by 16-byte copies
+/// (a width that is a multiple of 4), rows that do not, and an image smaller than every element.
 TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
   struct Case {
     Op op;
@@ -291,6 +291,10 @@ TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
          p.border = {BorderKind::constant, 9};
        })},
       {Op::sobel, "tile", with([](OpParams& p) { p.sobel_output = SobelOutput::l1; })},
+      {Op::sobel, "quads", with([](OpParams& p) {
+         p.border = {BorderKind::constant, 77};
+       })},
+      {Op::sobel, "quads", with([](OpParams& p) { p.sobel_output = SobelOutput::dy; })},
       {Op::erode, "tile", se(SeShape::rect, 31, 31)},
       {Op::dilate, "tile", se(SeShape::ellipse, 7, 7)},
       {Op::erode, "spans", se(SeShape::rect, 3, 3)},
