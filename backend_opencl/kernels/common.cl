@@ -23,6 +23,15 @@ inline int border_index(int i, int n, int kind) {
   return -1;
 }
 
+// The pixel word at (x, y) of an RGBA image, through the border outside it (border_word: the
+// border value in every byte).
+inline uint bordered_word(__global const uint* src, int x, int y, int width, int height,
+                          int border_kind, uint border_word) {
+  const int bx = border_index(x, width, border_kind);
+  const int by = border_index(y, height, border_kind);
+  return bx < 0 || by < 0 ? border_word : src[(size_t)by * width + bx];
+}
+
 // Four samples in one 32-bit word, their extrema byte by byte (the RGBA morphology kernels'
 // pixel words). With PTX_PACKED (an NVIDIA device whose compiler takes this inline PTX, which
 // the host probes) a word is worked on as two halves in 16-bit lanes: the word shifted up a

@@ -16,6 +16,7 @@
 // completes SPAN_H - 1 - j rows later: the partial outputs wait in a ring of registers whose
 // slots rotate with the row's position in its segment of SPAN_H rows (compile-time once
 // unrolled), and a completed output leaves its slot neutral for the next.
+#ifdef SPAN_ITEMS
 #define APRON (2 * QUAD)  // words loaded either side of the strip: at least SPAN_MAX_REACH
 #define TILE_COLS (SPAN_ITEMS + 2 * APRON)
 
@@ -75,3 +76,80 @@ __kernel __attribute__((reqd_work_group_size(SPAN_ITEMS, 1, 1))) void morph_span
     }
   }
 }
+#endif
+
+// quads: the same elements when they reach at most one pixel either side of the anchor (and so
+// have at most three rows: 3x3 and smaller). A work item owns a quad of output pixels and a
+// strip of QUAD_STRIP rows; inside the image each input row is one 16-byte load and the two
+// words either side, which the neighbouring items load too (from the L1 cache), all issued
+// before any arithmetic, as sobel's quads.
+#ifdef QUAD_STRIP
+#define QUAD_SPAN (QUAD + 2)  // pixel columns x - 1 .. x + 4
+#define QUAD_ROWS (QUAD_STRIP + SPAN_H - 1)
+
+__kernel void morph_quads(__global const uint* restrict src, __global uint* restrict dst, int width,
+                          int height) {
+  const int span_left[SPAN_H] = SPAN_LEFT;
+  const int span_right[SPAN_H] = SPAN_RIGHT;
+  const int x = get_global_id(0) * QUAD;
+  const int y0 = get_global_id(1) * QUAD_STRIP;
+  if (x >= width || y0 >= height) return;
+  const int first_row = y0 - SPAN_AY;
+  uint w[QUAD_ROWS][QUAD_SPAN];  // rows first_row .., columns x - 1 .. x + 4
+  if (width % QUAD == 0 && x >= QUAD && x + QUAD < width && first_row >= 0 &&
+      first_row + QUAD_ROWS <= height) {
+#pragma unroll
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+      const size_t at = (size_t)(first_row + t) * width + x;
+      const uint4 quad = ((__global const uint4*)src)[at / QUAD];
+      w[t][0] = src[at - 1];
+      w[t][1] = quad.s0;
+      w[t][2] = quad.s1;
+      w[t][3] = quad.s2;
+      w[t][4] = quad.s3;
+      w[t][QUAD_SPAN - 1] = src[at + QUAD];
+    }
+  } else {      // outside the image the neutral value
+#pragma unroll  // constant indices keep w in registers
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+      const int y = first_row + t;
+#pragma unroll
+      for (int i = 0; i < QUAD_SPAN; ++i) {
+        const int sx = x - 1 + i;
+        const bool inside = sx >= 0 && sx < width && y >= 0 && y < height;
+        w[t][i] = inside ? src[(size_t)y * width + sx] : NEUTRAL_WORD;
+      }
+    }
+  }
+  const bool whole_quad = x + QUAD <= width && width % QUAD == 0;
+#pragma unroll
+  for (int t = 0; t < QUAD_STRIP; ++t) {
+    const int y = y0 + t;
+    if (y < height) {
+      uint out[QUAD];
+#pragma unroll
+      for (int i = 0; i < QUAD; ++i) {
+        packed4 acc = packed_of(NEUTRAL_WORD);
+#pragma unroll
+        for (int j = 0; j < SPAN_H; ++j) {
+#pragma unroll
+          for (int d = -1; d <= 1; ++d) {
+            if (span_left[j] >= -d && span_right[j] >= d)
+              acc = merge_word(acc, w[t + j][i + 1 + d]);
+          }
+        }
+        out[i] = (packed_word(acc) & ~ALPHA_BYTE) | (w[t + SPAN_AY][i + 1] & ALPHA_BYTE);
+      }
+      const size_t at = (size_t)y * width + x;
+      if (whole_quad) {
+        ((__global uint4*)dst)[at / QUAD] = (uint4)(out[0], out[1], out[2], out[3]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < QUAD; ++i) {
+          if (x + i < width) dst[at + i] = out[i];
+        }
+      }
+    }
+  }
+}
+#endif

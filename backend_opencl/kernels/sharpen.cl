@@ -87,10 +87,6 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void sharpen_l
 // 0 .. 9 * 255, so the words' sums are exact whatever borrows their terms pass between lanes on
 // the way. The partial outputs wait in a ring of registers whose slots rotate with the row's
 // position in its run of three (compile-time once unrolled).
-#ifdef TILE_ITEMS
-#define APRON QUAD  // words loaded either side of the strip: a whole quad
-#define TILE_COLS (TILE_ITEMS + 2 * APRON)
-#define ROWS 3
 #define LOW_BYTES 0x00FF00FFu
 #define LANE_MASK 0xFFFFu
 #define LANE_BITS 16
@@ -98,6 +94,11 @@ __kernel __attribute__((reqd_work_group_size(TILE_W, TILE_H, 1))) void sharpen_l
 #define ALPHA_WORD_BYTE 0xFF000000u
 
 inline uint sharpened(uint lane) { return (uint)clamp((int)lane - LANE_BIAS, 0, UCHAR_MAX); }
+
+#ifdef TILE_ITEMS
+#define APRON QUAD  // words loaded either side of the strip: a whole quad
+#define TILE_COLS (TILE_ITEMS + 2 * APRON)
+#define ROWS 3
 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sharpen_tile(
     __global const uint* restrict src, __global uint* restrict dst, int width, int height,
@@ -147,6 +148,79 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1))) void sharpen_ti
           }
           even[r] = odd[r] = bias;
           centre = c;
+        }
+      }
+    }
+  }
+}
+#endif
+
+// quads (RGBA): a work item owns a quad of output pixels and a strip of QUAD_STRIP rows. It needs
+// QUAD_STRIP + 2 rows of six pixel words (its quad and one either side); inside the image each
+// row is one 16-byte load and two words, which the neighbouring items load too (from the L1
+// cache), all issued before any arithmetic, as sobel's quads. The lanes are tile's.
+#ifdef QUAD_STRIP
+#define QUAD_SPAN (QUAD + 2)  // pixel columns x - 1 .. x + 4
+#define QUAD_ROWS (QUAD_STRIP + 2)
+
+// Output pixel `centre` from its four neighbours' words.
+inline uint sharpen_word(uint centre, uint up, uint down, uint left, uint right) {
+  const uint bias = LANE_BIAS * 0x00010001u;
+  const uint even = bias + SHARPEN_CENTRE * (centre & LOW_BYTES) - (up & LOW_BYTES) -
+                    (down & LOW_BYTES) - (left & LOW_BYTES) - (right & LOW_BYTES);
+  const uint odd = bias + SHARPEN_CENTRE * ((centre >> 8) & LOW_BYTES) - ((up >> 8) & LOW_BYTES) -
+                   ((down >> 8) & LOW_BYTES) - ((left >> 8) & LOW_BYTES) -
+                   ((right >> 8) & LOW_BYTES);
+  return sharpened(even & LANE_MASK) | sharpened(odd & LANE_MASK) << 8 |
+         sharpened(even >> LANE_BITS) << 16 | (centre & ALPHA_WORD_BYTE);
+}
+
+__kernel void sharpen_quads(__global const uint* restrict src, __global uint* restrict dst,
+                            int width, int height, int border_kind, int border_value) {
+  const int x = get_global_id(0) * QUAD;
+  const int y0 = get_global_id(1) * QUAD_STRIP;
+  if (x >= width || y0 >= height) return;
+  uint w[QUAD_ROWS][QUAD_SPAN];  // rows y0 - 1 .. y0 + QUAD_STRIP, columns x - 1 .. x + 4
+  if (width % QUAD == 0 && x >= QUAD && x + QUAD < width && y0 >= 1 && y0 + QUAD_STRIP < height) {
+#pragma unroll
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+      const size_t at = (size_t)(y0 - 1 + t) * width + x;
+      const uint4 quad = ((__global const uint4*)src)[at / QUAD];
+      w[t][0] = src[at - 1];
+      w[t][1] = quad.s0;
+      w[t][2] = quad.s1;
+      w[t][3] = quad.s2;
+      w[t][4] = quad.s3;
+      w[t][QUAD_SPAN - 1] = src[at + QUAD];
+    }
+  } else {
+    const uint border_word = (uint)border_value * 0x01010101u;
+#pragma unroll  // constant indices keep w in registers
+    for (int t = 0; t < QUAD_ROWS; ++t) {
+#pragma unroll
+      for (int i = 0; i < QUAD_SPAN; ++i) {
+        w[t][i] =
+            bordered_word(src, x - 1 + i, y0 - 1 + t, width, height, border_kind, border_word);
+      }
+    }
+  }
+  const bool whole_quad = x + QUAD <= width && width % QUAD == 0;
+#pragma unroll
+  for (int t = 1; t <= QUAD_STRIP; ++t) {
+    const int y = y0 + t - 1;
+    if (y < height) {
+      uint out[QUAD];
+#pragma unroll
+      for (int i = 0; i < QUAD; ++i) {
+        out[i] = sharpen_word(w[t][i + 1], w[t - 1][i + 1], w[t + 1][i + 1], w[t][i], w[t][i + 2]);
+      }
+      const size_t at = (size_t)y * width + x;
+      if (whole_quad) {
+        ((__global uint4*)dst)[at / QUAD] = (uint4)(out[0], out[1], out[2], out[3]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < QUAD; ++i) {
+          if (x + i < width) dst[at + i] = out[i];
         }
       }
     }

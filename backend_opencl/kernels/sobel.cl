@@ -233,6 +233,7 @@ inline void store_quad(__global uchar* dst, int x, int y, int width, uint out) {
 inline void bordered_gray_span(__global const uchar* src, int x, int y, int width, int height,
                                int border_kind, int border_value, int* g) {
   const int by = border_index(y, height, border_kind);
+#pragma unroll
   for (int i = 0; i < QUAD_SPAN; ++i) {
     const int bx = border_index(x - 1 + i, width, border_kind);
     g[i] = bx < 0 || by < 0 ? border_value : gray_at(src, bx, by, width);
@@ -288,7 +289,8 @@ __kernel void sobel_quads(__global const uchar* restrict src, __global uchar* re
     }
 #endif
   } else {
-    for (int t = 0; t < QUAD_ROWS && y0 - 1 + t <= height; ++t) {
+#pragma unroll  // constant indices keep g in registers
+    for (int t = 0; t < QUAD_ROWS; ++t) {
       bordered_gray_span(src, x, y0 - 1 + t, width, height, border_kind, border_value, g[t]);
     }
   }

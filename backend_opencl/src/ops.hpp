@@ -24,6 +24,7 @@ inline constexpr std::string_view kGaussianSeparable = "separable";
 inline constexpr std::string_view kGaussianStrip = "strip";
 inline constexpr std::string_view kGaussianVector = "vector";
 inline constexpr std::string_view kGaussianTile = "tile";
+inline constexpr std::string_view kGaussianQuads = "quads";
 inline constexpr std::string_view kSobelScalar = "scalar";
 inline constexpr std::string_view kSobelVload16 = "vload16";
 inline constexpr std::string_view kSobelTile = "tile";
@@ -32,6 +33,7 @@ inline constexpr std::string_view kSharpenNaive = "naive";
 inline constexpr std::string_view kSharpenVector = "vector";
 inline constexpr std::string_view kSharpenLocal = "local";
 inline constexpr std::string_view kSharpenTile = "tile";
+inline constexpr std::string_view kSharpenQuads = "quads";
 inline constexpr std::string_view kHistogramLocalAtomics = "local-atomics";
 inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentColumns = "columns";
@@ -48,6 +50,7 @@ inline constexpr std::string_view kMorphVhgw = "vhgw";
 inline constexpr std::string_view kMorphRows = "rows";
 inline constexpr std::string_view kMorphTile = "tile";
 inline constexpr std::string_view kMorphSpans = "spans";
+inline constexpr std::string_view kMorphQuads = "quads";
 
 /// `variant`, or for "default" the schedule that suits the lane's device: `on_cpu` on a CPU
 /// device (PoCL), `on_gpu` on any other.
@@ -74,6 +77,12 @@ inline constexpr std::size_t kGroup1d = 256;
 inline constexpr std::string_view kPointProgram = "point";
 /// The flat point kernels' work items: one per quad of four pixels.
 [[nodiscard]] Range quad_range(std::uint64_t pixels);
+/// The quads stencils (sobel_quads, sharpen_quads, morph_quads): a quad of columns and a strip
+/// of rows per work item, all the strip's input rows loaded before any arithmetic. Their
+/// QUAD_STRIP define, work items over a width x height image and work-group.
+[[nodiscard]] Defines quad_strip_defines(Defines defines);
+[[nodiscard]] Range quad_strip_items(Range pixels);
+[[nodiscard]] Range quad_strip_group();
 /// Runs point.cl's flat kernel `kernel`(src, dst, pixels, extra...) over the quads of `pixels`.
 template <typename... Extra>
 void run_quads(Lane& rt, std::string_view kernel, const Defines& defines, const Buffer& src,

@@ -12,6 +12,7 @@ namespace {
 constexpr std::string_view kGaussianProgram = "gaussian";
 constexpr std::string_view kSobelProgram = "sobel";
 constexpr std::string_view kSharpenProgram = "sharpen";
+constexpr std::string_view kGaussianQuadsProgram = "gaussian_quads";
 constexpr std::size_t kSharpenLanes = 4;  ///< samples per work item of sharpen_vector
 constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vload16
 /// The stream kernels (gaussian_tile, sharpen_tile, sobel_tile): a work item per output column,
@@ -21,12 +22,6 @@ constexpr std::size_t kSobelLanes = 16;   ///< pixels per work item of sobel_vlo
 constexpr std::size_t kStreamItems = 128;
 constexpr int kStreamChunkRows = 16;
 constexpr std::size_t kStreamStripRows = 32;
-/// sobel_quads: columns per work item, output rows per work item and work items per work-group.
-/// On an H200 (7680x4320 RGBA) strips of 4 rows beat 2, 6, 8 and 16 (0.065 ms against
-/// 0.067-0.073), and 64 or 128 items beat 256.
-constexpr std::size_t kQuadColumns = 4;
-constexpr std::size_t kQuadStripRows = 4;
-constexpr std::size_t kQuadItems = 64;
 
 std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
@@ -59,8 +54,13 @@ DeviceImage run_gaussian(Lane& rt, const DeviceImage& in, const OpParams& params
   const int border_kind = static_cast<int>(params.border.kind);
   const int border_value = params.border.value;
   const Defines defines = image_defines(in.channels());
-  if (variant == kGaussianTile && in.channels() != kRgbaChannels) variant = kGaussianStrip;
-  if (variant == kGaussianTile) {
+  const bool words = variant == kGaussianTile || variant == kGaussianQuads;
+  if (words && in.channels() != kRgbaChannels) variant = kGaussianStrip;
+  if (variant == kGaussianQuads) {
+    rt.run(kGaussianQuadsProgram, "gaussian_quads", quad_strip_defines(defines),
+           quad_strip_items(in.pixels()), quad_strip_group(), in.buffer(), out, in.width(),
+           in.height(), border_kind, border_value, q);
+  } else if (variant == kGaussianTile) {
     run_stream(rt, kGaussianProgram, "gaussian_tile", defines, kGaussianTaps, in, in.buffer(), out,
                in.width(), in.height(), border_kind, border_value, q);
   } else if (variant == kGaussianLut) {
@@ -107,12 +107,10 @@ DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
     run_stream(rt, kSobelProgram, "sobel_tile", with_mode(image_defines(in.channels())), kSobelRows,
                in, in.buffer(), out, in.width(), in.height(), border_kind, border_value);
   } else if (variant == kSobelQuads) {
-    Defines defines = with_mode(image_defines(in.channels()));
-    defines.add("QUAD_STRIP", static_cast<long long>(kQuadStripRows));
-    rt.run(kSobelProgram, "sobel_quads", defines,
-           {ceil_div(ceil_div(in.pixels().x, kQuadColumns), kQuadItems) * kQuadItems,
-            ceil_div(in.pixels().y, kQuadStripRows)},
-           {kQuadItems, 1}, in.buffer(), out, in.width(), in.height(), border_kind, border_value);
+    rt.run(kSobelProgram, "sobel_quads",
+           quad_strip_defines(with_mode(image_defines(in.channels()))),
+           quad_strip_items(in.pixels()), quad_strip_group(), in.buffer(), out, in.width(),
+           in.height(), border_kind, border_value);
   } else {
     const Buffer gray = gray_plane(rt, in.buffer(), in.width(), in.height(), in.channels());
     const bool vector = variant == kSobelVload16;
@@ -127,7 +125,15 @@ DeviceImage run_sobel(Lane& rt, const DeviceImage& in, const OpParams& params,
 DeviceImage run_sharpen(Lane& rt, const DeviceImage& in, const OpParams& params,
                         std::string_view variant) {
   Buffer out = rt.buffer(in.bytes(), "sharpen output");
-  if (variant == kSharpenTile && in.channels() != kRgbaChannels) variant = kSharpenVector;
+  const bool words = variant == kSharpenTile || variant == kSharpenQuads;
+  if (words && in.channels() != kRgbaChannels) variant = kSharpenVector;
+  if (variant == kSharpenQuads) {
+    rt.run(kSharpenProgram, "sharpen_quads", quad_strip_defines(image_defines(in.channels())),
+           quad_strip_items(in.pixels()), quad_strip_group(), in.buffer(), out, in.width(),
+           in.height(), static_cast<int>(params.border.kind),
+           static_cast<int>(params.border.value));
+    return {out, in.width(), in.height(), in.channels()};
+  }
   if (variant == kSharpenTile) {
     constexpr int kSharpenRows = 3;
     run_stream(rt, kSharpenProgram, "sharpen_tile", image_defines(in.channels()), kSharpenRows, in,

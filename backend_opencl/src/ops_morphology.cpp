@@ -1,6 +1,6 @@
 // erode, dilate, open, close: the steps of morphology_steps (filter_math.hpp), ping-ponging
-// between two device images. A step is one kernel (naive, vector, rows, columns, spans), one per
-// rectangle of the element's cover (tile), or a row and a column van Herk/Gil-Werman pass per
+// between two device images. A step is one kernel (naive, vector, rows, columns, spans, quads), one
+// per rectangle of the element's cover (tile), or a row and a column van Herk/Gil-Werman pass per
 // run of equal element rows (vhgw); image2d runs on images (morphology_image.cpp).
 #include <algorithm>
 #include <stdexcept>
@@ -19,10 +19,10 @@ std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 
 /// The default's choice. On a CPU device van Herk/Gil-Werman (about 3 operations per sample
 /// and pass whatever the element) wins once a rect covers this many pixels, and the 16-lane loop
-/// is fastest for small elements. On a GPU (H200, 7680x4320 RGBA) RGBA takes spans where the
-/// element fits it (rect 3x3 0.10 ms, ellipse 7x7 0.15, against 0.21 and 0.86 for rows and
-/// columns), else the rectangle tile for a rect (31x31 0.30 ms against 1.8 for columns); the
-/// rest take rows where they fit, else columns.
+/// is fastest for small elements. On a GPU (H200, 7680x4320 RGBA) RGBA takes quads for elements
+/// within 3x3 (rect 3x3 0.068 ms against 0.100 for spans), spans where the element fits it
+/// (ellipse 7x7 0.15 ms, against 0.86 for columns), else the rectangle tile for a rect (31x31
+/// 0.30 ms against 1.8 for columns); the rest take rows where they fit, else columns.
 constexpr int kVhgwMinRectArea = 49;
 constexpr int kVectorMaxCpuSamples = 64;
 
@@ -49,6 +49,10 @@ constexpr int kSpansMaxHeight = 17;
 constexpr int kSpansChunkRows = 16;
 constexpr int kSpansStripRows = 32;
 constexpr std::string_view kMorphologySpansProgram = "morphology_spans";
+/// morph_quads (the same program): the farthest its element reaches either side of the anchor
+/// column and its most rows.
+constexpr int kQuadsMaxReach = 1;
+constexpr int kQuadsMaxHeight = 3;
 
 /// Whether every pixel of the element is set (a rect, or an ellipse or cross as small as one).
 bool full_rect(const StructuringElement& se) {
@@ -104,6 +108,13 @@ bool spans_fit(const MorphologySetup& s) {
          reach.max_right <= kSpansMaxReach;
 }
 
+/// Whether morph_quads can run this element on this image: as spans, within 3x3.
+bool quads_fit(const MorphologySetup& s) {
+  const SpanReach reach = span_reach(s.se);
+  return spans_fit(s) && s.se.height <= kQuadsMaxHeight && reach.max_left <= kQuadsMaxReach &&
+         reach.max_right <= kQuadsMaxReach;
+}
+
 /// A brace list for a build option: {a,b,c}.
 std::string brace_list(const std::vector<int>& values) {
   std::string text = "{";
@@ -119,7 +130,9 @@ std::string_view chosen_variant(std::string_view variant, const MorphologySetup&
   if (variant == kMorphRows && !rect_rows_fit(setup)) variant = kMorphDefault;
   if (variant == kMorphTile && !rect_tile_fits(setup)) variant = kMorphDefault;
   if (variant == kMorphSpans && !spans_fit(setup)) variant = kMorphDefault;
+  if (variant == kMorphQuads && !quads_fit(setup)) variant = kMorphDefault;
   if (variant != kMorphDefault) return variant;
+  if (!cpu_device && quads_fit(setup)) return kMorphQuads;
   if (!cpu_device && spans_fit(setup)) return kMorphSpans;
   // The tile runs once per rectangle of the element: an ellipse's three (7x7) took 1.07 ms
   // against 0.86 for columns.
@@ -152,13 +165,17 @@ class BufferSteps {
       columns_pass_ = rt.buffer(bytes, "vhgw column pass");
     } else if (variant == kMorphTile) {
       cover_ = rect_cover(setup.se);
-    } else if (variant == kMorphSpans) {
+    } else if (variant == kMorphSpans || variant == kMorphQuads) {
       const SpanReach reach = span_reach(setup.se);
       spans_.add("SPAN_H", setup.se.height).add("SPAN_AY", setup.se.anchor_y);
       spans_.add("SPAN_MAX_LEFT", reach.max_left).add("SPAN_MAX_RIGHT", reach.max_right);
-      spans_.add("SPAN_ITEMS", kSpansItems).add("SPAN_STRIP", kSpansStripRows);
-      spans_.add("SPAN_CHUNK", std::max(1, kSpansChunkRows / setup.se.height) * setup.se.height);
       spans_.add("SPAN_LEFT", brace_list(reach.left)).add("SPAN_RIGHT", brace_list(reach.right));
+      if (variant == kMorphQuads) {
+        spans_ = quad_strip_defines(spans_);
+      } else {
+        spans_.add("SPAN_ITEMS", kSpansItems).add("SPAN_STRIP", kSpansStripRows);
+        spans_.add("SPAN_CHUNK", std::max(1, kSpansChunkRows / setup.se.height) * setup.se.height);
+      }
     } else if (variant != kMorphNaive && variant != kMorphVector && variant != kMorphRows) {
       throw std::logic_error("BufferSteps: unknown morphology variant");
     }
@@ -198,6 +215,11 @@ class BufferSteps {
               {ceil_div(s.pixels().x, static_cast<std::size_t>(kSpansItems)) * kSpansItems,
                ceil_div(s.pixels().y, static_cast<std::size_t>(kSpansStripRows))},
               {static_cast<std::size_t>(kSpansItems), 1}, src, dst, s.width, s.height);
+    } else if (variant_ == kMorphQuads) {
+      Defines d = spans_;
+      d.add("CN", s.channels).add("OP_ERODE", step == MorphOp::erode ? 1 : 0);
+      rt_.run(kMorphologySpansProgram, "morph_quads", d, quad_strip_items(s.pixels()),
+              quad_strip_group(), src, dst, s.width, s.height);
     } else {
       run_vhgw(defines, src, dst);
     }

@@ -261,9 +261,10 @@ TEST_F(OpenClDeviceTest, RectRowsMatchTheReferenceWithinAndBeyondTheirReach) {
   }
 }
 
-/// The RGBA pixel-word kernels (gaussian, sharpen and sobel "tile", sobel "quads", morphology
-/// "spans" and "tile") over several strips of rows and work-groups: rows that go by 16-byte copies
-/// (a width that is a multiple of 4), rows that do not, and an image smaller than every element.
+/// The RGBA pixel-word kernels (gaussian, sharpen and sobel "tile" and "quads", morphology
+/// "quads", "spans" and "tile") over several strips of rows and work-groups:
+/// rows that go by 16-byte copies (a width that is a multiple of 4), rows that do not, and an image
+/// smaller than every element.
 TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
   struct Case {
     Op op;
@@ -297,6 +298,19 @@ TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
       {Op::sobel, "quads", with([](OpParams& p) { p.sobel_output = SobelOutput::dy; })},
       {Op::erode, "tile", se(SeShape::rect, 31, 31)},
       {Op::dilate, "tile", se(SeShape::ellipse, 7, 7)},
+      {Op::gaussian, "quads", with([](OpParams& p) {
+         p.border = {BorderKind::constant, 200};
+       })},
+      {Op::gaussian, "quads", with([](OpParams& p) {
+         p.border = {BorderKind::reflect101, 0};
+         p.sigma = 0.8;
+       })},
+      {Op::sharpen, "quads", with([](OpParams& p) {
+         p.border = {BorderKind::reflect101, 0};
+       })},
+      {Op::erode, "quads", se(SeShape::rect, 3, 3)},
+      {Op::open, "quads", se(SeShape::cross, 3, 3)},
+      {Op::dilate, "quads", se(SeShape::rect, 2, 3)},
       {Op::erode, "spans", se(SeShape::rect, 3, 3)},
       {Op::dilate, "spans", se(SeShape::ellipse, 15, 15)},
       {Op::open, "spans", se(SeShape::cross, 5, 5)},
