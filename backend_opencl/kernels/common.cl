@@ -104,11 +104,48 @@ inline int bordered_sample(__global const uchar* src, int x, int y, int c, int w
                        border_index(y, height, border_kind), c, width, border_value);
 }
 
+#define QUAD 4  // pixels (words) in a quad
+
+// Four output pixel words from column x of row y (the quads kernels): one 16-byte store where
+// the row is whole quads, else word by word within the row.
+inline void store_word_quad(__global uint* dst, int x, int y, int width, uint4 out) {
+  const size_t at = (size_t)y * width + x;
+  if (x + QUAD <= width && width % QUAD == 0) {
+    ((__global uint4*)dst)[at / QUAD] = out;
+    return;
+  }
+  dst[at] = out.s0;  // x < width: the work item has a pixel
+  if (x + 1 < width) dst[at + 1] = out.s1;
+  if (x + 2 < width) dst[at + 2] = out.s2;
+  if (x + 3 < width) dst[at + 3] = out.s3;
+}
+
+// The quads kernels' rows in registers (the callers' loops over rows are unrolled, so `row`'s
+// indices are constants). Pixel words x - 1 .. x + 4 of the row whose word x is at `at`, all
+// inside the image, x a multiple of 4: the quad in one 16-byte load and the word either side.
+inline void load_quad_and_sides(__global const uint* src, size_t at, uint* row) {
+  const uint4 quad = ((__global const uint4*)src)[at / QUAD];
+  row[0] = src[at - 1];
+  row[1] = quad.s0;
+  row[2] = quad.s1;
+  row[3] = quad.s2;
+  row[4] = quad.s3;
+  row[QUAD + 1] = src[at + QUAD];
+}
+
+// Pixel words x0 .. x0 + span - 1 of row y, through the border outside the image.
+inline void load_bordered_words(__global const uint* src, int x0, int y, int span, int width,
+                                int height, int border_kind, uint border_word, uint* row) {
+#pragma unroll
+  for (int i = 0; i < span; ++i) {
+    row[i] = bordered_word(src, x0 + i, y, width, height, border_kind, border_word);
+  }
+}
+
 // Copies `rows` rows of `cols` pixel words from image column x0, row y0 into `tile` (rows of
 // `cols` words, 16-byte aligned), every work item of the 1-D group taking part; coordinates
 // outside the image are mapped by the border, `constant_word` where it says "the border value".
 // Rows wholly inside the image go by 16-byte copies where they start on a 16-byte boundary.
-#define QUAD 4
 inline void load_word_rows(__local uint* tile, __global const uint* src, int x0, int y0, int cols,
                            int rows, int width, int height, int border_kind, uint constant_word) {
   const bool inside = x0 >= 0 && y0 >= 0 && x0 + cols <= width && y0 + rows <= height;

@@ -47,11 +47,8 @@ __kernel void gaussian_quads(__global const uint* restrict src, __global uint* r
     const uint border_word = (uint)border_value * 0x01010101u;
 #pragma unroll  // constant indices keep p in registers
     for (int t = 0; t < QUAD_ROWS; ++t) {
-#pragma unroll
-      for (int i = 0; i < QUAD_SPAN; ++i) {
-        p[t][i] = bordered_word(src, x - RADIUS + i, y0 - RADIUS + t, width, height, border_kind,
-                                border_word);
-      }
+      load_bordered_words(src, x - RADIUS, y0 - RADIUS + t, QUAD_SPAN, width, height, border_kind,
+                          border_word, p[t]);
     }
   }
   uint red_blue[QUAD_ROWS][QUAD];  // each row's sums along the row
@@ -71,7 +68,6 @@ __kernel void gaussian_quads(__global const uint* restrict src, __global uint* r
       green_alpha[t][i] = ga;
     }
   }
-  const bool whole_quad = x + QUAD <= width && width % QUAD == 0;
 #pragma unroll
   for (int t = 0; t < QUAD_STRIP; ++t) {
     const int y = y0 + t;
@@ -92,15 +88,7 @@ __kernel void gaussian_quads(__global const uint* restrict src, __global uint* r
                  (red + ROUNDING) >> GAUSSIAN_SHIFT | ((green + ROUNDING) >> GAUSSIAN_SHIFT) << 8 |
                  ((blue + ROUNDING) >> GAUSSIAN_SHIFT) << 16;
       }
-      const size_t at = (size_t)y * width + x;
-      if (whole_quad) {
-        ((__global uint4*)dst)[at / QUAD] = (uint4)(out[0], out[1], out[2], out[3]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < QUAD; ++i) {
-          if (x + i < width) dst[at + i] = out[i];
-        }
-      }
+      store_word_quad(dst, x, y, width, (uint4)(out[0], out[1], out[2], out[3]));
     }
   }
 }

@@ -100,28 +100,15 @@ __kernel void morph_quads(__global const uint* restrict src, __global uint* rest
       first_row + QUAD_ROWS <= height) {
 #pragma unroll
     for (int t = 0; t < QUAD_ROWS; ++t) {
-      const size_t at = (size_t)(first_row + t) * width + x;
-      const uint4 quad = ((__global const uint4*)src)[at / QUAD];
-      w[t][0] = src[at - 1];
-      w[t][1] = quad.s0;
-      w[t][2] = quad.s1;
-      w[t][3] = quad.s2;
-      w[t][4] = quad.s3;
-      w[t][QUAD_SPAN - 1] = src[at + QUAD];
+      load_quad_and_sides(src, (size_t)(first_row + t) * width + x, w[t]);
     }
   } else {      // outside the image the neutral value
 #pragma unroll  // constant indices keep w in registers
     for (int t = 0; t < QUAD_ROWS; ++t) {
-      const int y = first_row + t;
-#pragma unroll
-      for (int i = 0; i < QUAD_SPAN; ++i) {
-        const int sx = x - 1 + i;
-        const bool inside = sx >= 0 && sx < width && y >= 0 && y < height;
-        w[t][i] = inside ? src[(size_t)y * width + sx] : NEUTRAL_WORD;
-      }
+      load_bordered_words(src, x - 1, first_row + t, QUAD_SPAN, width, height, BORDER_CONSTANT,
+                          NEUTRAL_WORD, w[t]);
     }
   }
-  const bool whole_quad = x + QUAD <= width && width % QUAD == 0;
 #pragma unroll
   for (int t = 0; t < QUAD_STRIP; ++t) {
     const int y = y0 + t;
@@ -140,15 +127,7 @@ __kernel void morph_quads(__global const uint* restrict src, __global uint* rest
         }
         out[i] = (packed_word(acc) & ~ALPHA_BYTE) | (w[t + SPAN_AY][i + 1] & ALPHA_BYTE);
       }
-      const size_t at = (size_t)y * width + x;
-      if (whole_quad) {
-        ((__global uint4*)dst)[at / QUAD] = (uint4)(out[0], out[1], out[2], out[3]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < QUAD; ++i) {
-          if (x + i < width) dst[at + i] = out[i];
-        }
-      }
+      store_word_quad(dst, x, y, width, (uint4)(out[0], out[1], out[2], out[3]));
     }
   }
 }

@@ -184,27 +184,16 @@ __kernel void sharpen_quads(__global const uint* restrict src, __global uint* re
   if (width % QUAD == 0 && x >= QUAD && x + QUAD < width && y0 >= 1 && y0 + QUAD_STRIP < height) {
 #pragma unroll
     for (int t = 0; t < QUAD_ROWS; ++t) {
-      const size_t at = (size_t)(y0 - 1 + t) * width + x;
-      const uint4 quad = ((__global const uint4*)src)[at / QUAD];
-      w[t][0] = src[at - 1];
-      w[t][1] = quad.s0;
-      w[t][2] = quad.s1;
-      w[t][3] = quad.s2;
-      w[t][4] = quad.s3;
-      w[t][QUAD_SPAN - 1] = src[at + QUAD];
+      load_quad_and_sides(src, (size_t)(y0 - 1 + t) * width + x, w[t]);
     }
   } else {
     const uint border_word = (uint)border_value * 0x01010101u;
 #pragma unroll  // constant indices keep w in registers
     for (int t = 0; t < QUAD_ROWS; ++t) {
-#pragma unroll
-      for (int i = 0; i < QUAD_SPAN; ++i) {
-        w[t][i] =
-            bordered_word(src, x - 1 + i, y0 - 1 + t, width, height, border_kind, border_word);
-      }
+      load_bordered_words(src, x - 1, y0 - 1 + t, QUAD_SPAN, width, height, border_kind,
+                          border_word, w[t]);
     }
   }
-  const bool whole_quad = x + QUAD <= width && width % QUAD == 0;
 #pragma unroll
   for (int t = 1; t <= QUAD_STRIP; ++t) {
     const int y = y0 + t - 1;
@@ -214,15 +203,7 @@ __kernel void sharpen_quads(__global const uint* restrict src, __global uint* re
       for (int i = 0; i < QUAD; ++i) {
         out[i] = sharpen_word(w[t][i + 1], w[t - 1][i + 1], w[t + 1][i + 1], w[t][i], w[t][i + 2]);
       }
-      const size_t at = (size_t)y * width + x;
-      if (whole_quad) {
-        ((__global uint4*)dst)[at / QUAD] = (uint4)(out[0], out[1], out[2], out[3]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < QUAD; ++i) {
-          if (x + i < width) dst[at + i] = out[i];
-        }
-      }
+      store_word_quad(dst, x, y, width, (uint4)(out[0], out[1], out[2], out[3]));
     }
   }
 }
