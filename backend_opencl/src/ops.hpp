@@ -39,8 +39,8 @@ inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentColumns = "columns";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
 inline constexpr std::string_view kSegmentPrivate = "private";
-/// Morphology's default: on a GPU spans, the rectangle tile, rows or columns; on a CPU vhgw for
-/// large rects, else vector or columns (ops_morphology.cpp, chosen_variant).
+/// Morphology's default: on a GPU quads, spans, the rectangle tile, rows or columns; on a CPU vhgw
+/// for large rects, else vector or columns (ops_morphology.cpp, chosen_variant).
 inline constexpr std::string_view kMorphDefault = "default";
 inline constexpr std::string_view kMorphNaive = "naive";
 inline constexpr std::string_view kMorphVector = "vector";
@@ -77,7 +77,7 @@ inline constexpr std::size_t kGroup1d = 256;
 inline constexpr std::string_view kPointProgram = "point";
 /// The flat point kernels' work items: one per quad of four pixels.
 [[nodiscard]] Range quad_range(std::uint64_t pixels);
-/// The quads stencils (sobel_quads, sharpen_quads, morph_quads): a quad of columns and a strip
+/// The quads stencils (gaussian_, sobel_, sharpen_ and morph_quads): a quad of columns and a strip
 /// of rows per work item, all the strip's input rows loaded before any arithmetic. Their
 /// QUAD_STRIP define, work items over a width x height image and work-group.
 [[nodiscard]] Defines quad_strip_defines(Defines defines);
