@@ -188,24 +188,17 @@ typedef struct {
   uint coarse_sum[SEG_COARSE][SEG_ITEMS];
 } WindowHistogram;
 
-inline void add_row(__local WindowHistogram* h, int item, __global const uchar* row, int xa,
-                    int xb) {
+// Adds (sign 1) or drops (sign -1) columns xa..xb of `row` to or from the window, and its
+// pixel count n. The counts wrap modulo their width on the way and end exact.
+inline void update_row(__local WindowHistogram* h, int item, __global const uchar* row, int xa,
+                       int xb, int sign, ulong* n) {
   for (int x = xa; x <= xb; ++x) {
     const int v = row[x];
-    h->fine[v][item] += 1;
-    h->coarse_count[v / SEG_FINE][item] += 1;
-    h->coarse_sum[v / SEG_FINE][item] += v;
+    h->fine[v][item] += sign;
+    h->coarse_count[v / SEG_FINE][item] += sign;
+    h->coarse_sum[v / SEG_FINE][item] += sign * v;
   }
-}
-
-inline void drop_row(__local WindowHistogram* h, int item, __global const uchar* row, int xa,
-                     int xb) {
-  for (int x = xa; x <= xb; ++x) {
-    const int v = row[x];
-    h->fine[v][item] -= 1;
-    h->coarse_count[v / SEG_FINE][item] -= 1;
-    h->coarse_sum[v / SEG_FINE][item] -= v;
-  }
+  *n += (ulong)((long)sign * (xb - xa + 1));
 }
 
 // Count and sum of the window's values <= t.
@@ -276,21 +269,17 @@ __kernel __attribute__((reqd_work_group_size(SEG_ITEMS, 1, 1))) void segment_ada
     h.coarse_count[k][item] = 0;
     h.coarse_sum[k][item] = 0;
   }
+  ulong n = 0;  // pixels in the window; their sum comes from the coarse sums
   for (int yy = max(0, y0 - radius); yy <= min(height - 1, y0 + radius); ++yy) {
-    add_row(&h, item, gray + (size_t)yy * width, xa, xb);
+    update_row(&h, item, gray + (size_t)yy * width, xa, xb, 1, &n);
   }
-  // Pixels in the window; their sum comes from the coarse sums.
-  ulong n = (ulong)(xb - xa + 1) * (ulong)(min(height - 1, y0 + radius) - max(0, y0 - radius) + 1);
   for (int y = y0; y < y1; ++y) {
     if (y > y0) {
       if (y - radius - 1 >= 0) {
-        drop_row(&h, item, gray + (size_t)(y - radius - 1) * width, xa, xb);
-        n -= xb - xa + 1;
+        update_row(&h, item, gray + (size_t)(y - radius - 1) * width, xa, xb, -1, &n);
       }
-      if (y + radius < height) {
-        add_row(&h, item, gray + (size_t)(y + radius) * width, xa, xb);
-        n += xb - xa + 1;
-      }
+      if (y + radius < height)
+        update_row(&h, item, gray + (size_t)(y + radius) * width, xa, xb, 1, &n);
     }
     ulong total = 0;
     for (int k = 0; k < SEG_COARSE; ++k) total += h.coarse_sum[k][item];
