@@ -19,9 +19,43 @@
 #error "gaussian_quads loads RADIUS words either side of a quad as one uint2"
 #endif
 
+// With PTX_PACKED and every weight below 256 (BYTE_WEIGHTS), the column pass takes two rows
+// at a time: one channel's row sums of rows t and t + 1 joined into 16-bit lanes by a byte
+// permute, times the weights' bytes by one dp2a, as CUDA's kernel does along the row.
+#if PTX_PACKED && BYTE_WEIGHTS
+#define LANES_LOW 0x5410   // prmt: the low 16-bit lanes of two words
+#define LANES_HIGH 0x7632  // prmt: their high lanes
+inline uint join_lanes(uint a, uint b, uint selector) {
+  uint r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(selector));
+  return r;
+}
+// acc + w[first] * lane 0 + w[first + 1] * lane 1 of `pair`; `weights` holds w[0..3] as bytes
+// (dp2a.lo takes bytes 0 and 1, dp2a.hi bytes 2 and 3).
+inline uint dot_lo(uint pair, uint weights, uint acc) {
+  uint r;
+  asm("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(pair), "r"(weights), "r"(acc));
+  return r;
+}
+inline uint dot_hi(uint pair, uint weights, uint acc) {
+  uint r;
+  asm("dp2a.hi.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(pair), "r"(weights), "r"(acc));
+  return r;
+}
+// One channel of an output down the column: the lane `selector` picks from the row sums
+// of rows t .. t + 3 of one pixel, and the lane of row t + 4 (`single`).
+#define COLUMN_DOT(s0, s1, s2, s3, selector, single)               \
+  (dot_hi(join_lanes(s2, s3, selector), weight_bytes,              \
+          dot_lo(join_lanes(s0, s1, selector), weight_bytes, 0)) + \
+   (uint)w[4] * (single))
+#endif
+
 __kernel void gaussian_quads(__global const uint* restrict src, __global uint* restrict dst,
                              int width, int height, int border_kind, int border_value, int8 q) {
   const int w[TAPS] = {q.s0, q.s1, q.s2, q.s3, q.s4};
+#if PTX_PACKED && BYTE_WEIGHTS
+  const uint weight_bytes = (uint)q.s0 | (uint)q.s1 << 8 | (uint)q.s2 << 16 | (uint)q.s3 << 24;
+#endif
   const int x = get_global_id(0) * QUAD;
   const int y0 = get_global_id(1) * QUAD_STRIP;
   if (x >= width || y0 >= height) return;
@@ -75,6 +109,16 @@ __kernel void gaussian_quads(__global const uint* restrict src, __global uint* r
       uint out[QUAD];
 #pragma unroll
       for (int i = 0; i < QUAD; ++i) {
+#if PTX_PACKED && BYTE_WEIGHTS
+        const uint red = COLUMN_DOT(red_blue[t][i], red_blue[t + 1][i], red_blue[t + 2][i],
+                                    red_blue[t + 3][i], LANES_LOW, red_blue[t + 4][i] & LANE_MASK);
+        const uint green =
+            COLUMN_DOT(green_alpha[t][i], green_alpha[t + 1][i], green_alpha[t + 2][i],
+                       green_alpha[t + 3][i], LANES_LOW, green_alpha[t + 4][i] & LANE_MASK);
+        const uint blue =
+            COLUMN_DOT(red_blue[t][i], red_blue[t + 1][i], red_blue[t + 2][i], red_blue[t + 3][i],
+                       LANES_HIGH, red_blue[t + 4][i] >> LANE_BITS);
+#else
         uint red = 0;
         uint green = 0;
         uint blue = 0;
@@ -84,6 +128,7 @@ __kernel void gaussian_quads(__global const uint* restrict src, __global uint* r
           green += (uint)w[j] * (green_alpha[t + j][i] & LANE_MASK);
           blue += (uint)w[j] * (red_blue[t + j][i] >> LANE_BITS);
         }
+#endif
         out[i] = (p[t + RADIUS][i + RADIUS] & ALPHA_WORD_BYTE) |
                  (red + ROUNDING) >> GAUSSIAN_SHIFT | ((green + ROUNDING) >> GAUSSIAN_SHIFT) << 8 |
                  ((blue + ROUNDING) >> GAUSSIAN_SHIFT) << 16;

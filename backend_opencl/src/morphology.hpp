@@ -57,6 +57,21 @@ struct ElementRect {
 /// The van Herk/Gil-Werman blocks of `window` positions covering x + offset, x in [0, length).
 [[nodiscard]] std::size_t vhgw_blocks(int length, int window, int offset);
 
+/// morph_rect_tile's shape for one rectangle of the element (kernels/morphology_tile.cl).
+struct RectTileLayout {
+  int items = 0;          ///< work items per group: the strip is items / width whole segments
+  int chunk_rows = 0;     ///< input rows per pass through local memory: whole segments of rows
+  bool in_place = false;  ///< the horizontal results written over the tile's words
+  friend bool operator==(const RectTileLayout&, const RectTileLayout&) = default;
+};
+/// The local memory a layout takes for a rectangle `rect_width` wide.
+[[nodiscard]] std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout);
+/// The layout for a rectangle of at most 32 x 32 within `local_bytes` of local memory: in place
+/// with the most work items where each (row, segment) of a chunk gets its own work item, else
+/// the results in rows of their own with as many work items as fit.
+[[nodiscard]] RectTileLayout rect_tile_layout(int rect_width, int rect_height,
+                                              std::size_t local_bytes);
+
 /// What every step of one morphology run shares: the shape, the element and its row spans on
 /// the device.
 struct MorphologySetup {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -94,6 +95,42 @@ int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 std::size_t vhgw_blocks(int length, int window, int offset) {
   return static_cast<std::size_t>(floor_div(length - 1 + offset, window) -
                                   floor_div(offset, window) + 1);
+}
+
+namespace {
+/// morph_rect_tile: the most and fewest work items per group (multiples of a warp), the input
+/// rows per pass it aims at (rounded down to whole rectangles), and the words of one load.
+constexpr int kRectTileMaxItems = 256;
+constexpr int kRectTileMinItems = 64;
+constexpr int kRectTileItemStep = 32;
+constexpr int kRectTileChunkRows = 32;
+constexpr int kQuadWords = 4;
+}  // namespace
+
+std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout) {
+  const int strip_cols = layout.items / rect_width * rect_width;
+  // Tile rows start on the quad at or before their first column and hold whole quads.
+  const int stride = (strip_cols + rect_width - 1 + 2 * (kQuadWords - 1)) / kQuadWords * kQuadWords;
+  const auto rows = static_cast<std::size_t>(layout.chunk_rows);
+  const std::size_t tile = rows * static_cast<std::size_t>(stride) * sizeof(std::uint32_t);
+  // In place, each output's own alpha byte is set aside; else the results take their own rows.
+  const std::size_t results = rows * static_cast<std::size_t>(strip_cols) *
+                              (layout.in_place ? sizeof(std::uint8_t) : sizeof(std::uint32_t));
+  return tile + results;
+}
+
+RectTileLayout rect_tile_layout(int rect_width, int rect_height, std::size_t local_bytes) {
+  const int chunk = std::max(1, kRectTileChunkRows / rect_height) * rect_height;
+  const RectTileLayout in_place{kRectTileMaxItems, chunk, true};
+  if (chunk * (kRectTileMaxItems / rect_width) <= kRectTileMaxItems &&
+      rect_tile_local_bytes(rect_width, in_place) <= local_bytes) {
+    return in_place;
+  }
+  RectTileLayout rows{kRectTileMaxItems, chunk, false};
+  while (rows.items > kRectTileMinItems && rect_tile_local_bytes(rect_width, rows) > local_bytes) {
+    rows.items -= kRectTileItemStep;
+  }
+  return rows;
 }
 
 Defines MorphologySetup::defines(MorphOp step, bool with_images) const {

@@ -80,8 +80,12 @@ inline constexpr std::string_view kPointProgram = "point";
 /// The quads stencils (gaussian_, sobel_, sharpen_ and morph_quads): a quad of columns and a strip
 /// of rows per work item, all the strip's input rows loaded before any arithmetic. Their
 /// QUAD_STRIP define, work items over a width x height image and work-group.
-[[nodiscard]] Defines quad_strip_defines(Defines defines);
-[[nodiscard]] Range quad_strip_items(Range pixels);
+/// Their strip: on an H200 (7680x4320 RGBA) 4 rows beat 2, 6, 8 and 16 for sobel (0.065 ms
+/// against 0.067-0.080) and came within 3% of the best (8) for sharpen and erode 3x3; gaussian
+/// takes its own (ops_filters.cpp).
+inline constexpr std::size_t kQuadStripRows = 4;
+[[nodiscard]] Defines quad_strip_defines(Defines defines, std::size_t rows = kQuadStripRows);
+[[nodiscard]] Range quad_strip_items(Range pixels, std::size_t rows = kQuadStripRows);
 [[nodiscard]] Range quad_strip_group();
 /// Runs point.cl's flat kernel `kernel`(src, dst, pixels, extra...) over the quads of `pixels`.
 template <typename... Extra>

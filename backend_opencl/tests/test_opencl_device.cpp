@@ -296,7 +296,9 @@ TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
          p.border = {BorderKind::constant, 77};
        })},
       {Op::sobel, "quads", with([](OpParams& p) { p.sobel_output = SobelOutput::dy; })},
-      {Op::erode, "tile", se(SeShape::rect, 31, 31)},
+      {Op::erode, "tile", se(SeShape::rect, 31, 31)},  // results over the tile's words
+      {Op::dilate, "tile", se(SeShape::rect, 32, 5)},  // the same, the anchor off-centre
+      {Op::erode, "tile", se(SeShape::rect, 9, 9)},    // results in rows of their own
       {Op::dilate, "tile", se(SeShape::ellipse, 7, 7)},
       {Op::gaussian, "quads", with([](OpParams& p) {
          p.border = {BorderKind::constant, 200};
@@ -305,6 +307,7 @@ TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
          p.border = {BorderKind::reflect101, 0};
          p.sigma = 0.8;
        })},
+      {Op::gaussian, "quads", with([](OpParams& p) { p.sigma = 0.1; })},  // a weight of 256
       {Op::sharpen, "quads", with([](OpParams& p) {
          p.border = {BorderKind::reflect101, 0};
        })},
