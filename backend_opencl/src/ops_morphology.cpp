@@ -22,7 +22,7 @@ std::size_t ceil_div(std::size_t n, std::size_t d) { return (n + d - 1) / d; }
 /// is fastest for small elements. On a GPU (H200, 7680x4320 RGBA) RGBA takes quads for elements
 /// within 3x3 (rect 3x3 0.068 ms against 0.100 for spans), spans where the element fits it
 /// (ellipse 7x7 0.15 ms, against 0.86 for columns), else the rectangle tile for a rect (31x31
-/// 0.30 ms against 1.8 for columns); the rest take rows where they fit, else columns.
+/// 0.15 ms against 1.8 for columns); the rest take rows where they fit, else columns.
 constexpr int kVhgwMinRectArea = 49;
 constexpr int kVectorMaxCpuSamples = 64;
 
