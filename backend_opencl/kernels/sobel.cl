@@ -11,6 +11,11 @@
 // round(sqrt(n)) for n <= SATURATED_SQUARE straight from the float root: n is exact as a float,
 // sqrt(n) lies at least 1/4 / (2 * 255.5) > 4.8e-4 from any half-integer (|n - (c + 1/2)^2| >=
 // 1/4), and OpenCL's sqrt is within 3 ulp (under 4.6e-5 below 256), so rounding it is exact.
+// The conversions go through 2^23, where floats are the integers: n's bits under its exponent
+// are n itself, and adding 2^23 to the root rounds it to the nearest integer (never a tie, as
+// above) in the low bits; integer and float adds instead of the slower conversions.
+#define INTEGER_FLOATS 8388608.0f       // 2^23
+#define INTEGER_FLOATS_BITS 0x4B000000  // its bits
 inline uchar sobel_value(int gx, int gy) {
 #if SOBEL_MODE == SOBEL_L1
   return convert_uchar_sat(abs(gx) + abs(gy));
@@ -20,7 +25,9 @@ inline uchar sobel_value(int gx, int gy) {
   return convert_uchar_sat(abs(gy));
 #else
   const int n = gx * gx + gy * gy;
-  return n > SATURATED_SQUARE ? UCHAR_MAX : (uchar)(sqrt((float)n) + 0.5f);
+  const float root = sqrt(as_float(n | INTEGER_FLOATS_BITS) - INTEGER_FLOATS);
+  return n > SATURATED_SQUARE ? UCHAR_MAX
+                              : (uchar)(as_int(root + INTEGER_FLOATS) - INTEGER_FLOATS_BITS);
 #endif
 }
 
