@@ -18,9 +18,9 @@
 //   horizontal - a work item per (row, segment of TILE_RECT_W columns): the next segment's
 //                running prefix into registers, then its own segment's running suffix, merged
 //                with the prefix entry that completes each window. The results go to their own
-//                rows (`across_rows`), or with TILE_IN_PLACE over the tile's words, which
-//                halves the local memory (a device's 48 KB then holds 256 work items' strip at
-//                31 x 31) for two more barriers per chunk;
+//                rows (`across_rows`), or with TILE_IN_PLACE over the tile's words: a third less
+//                local memory (a device's 48 KB then holds 256 work items' strip at 31 x 31)
+//                for two more barriers per chunk;
 //   vertical   - a work item per column streams down with the same recurrences: the current
 //                segment of rows' prefix in registers, the previous segment's suffix extrema in
 //                a ring of registers (indexed by compile-time positions once unrolled), turned
@@ -40,6 +40,7 @@
 // segment or the previous one (ALPHA_DELAY rows above the row that completes it): its alpha
 // comes from the ring. A combining launch keeps dst's alpha.
 #define OWN_COLUMN (-TILE_RECT_X)
+#define ALPHA_SHIFT 24  // ALPHA_BYTE's place in a pixel word
 #define ALPHA_DELAY (TILE_RECT_H - 1 + TILE_RECT_Y)
 #define ALPHA_IN_RING                                                                   \
   (!TILE_COMBINE && ALPHA_DELAY >= 0 && ALPHA_DELAY < TILE_RECT_H && OWN_COLUMN >= 0 && \
@@ -94,7 +95,8 @@ inline void horizontal_in_place(__local uint* rows_start, __local uchar* own_alp
     }
 #if ALPHA_IN_RING
 #pragma unroll
-    for (int i = 0; i < TILE_RECT_W; ++i) alpha[i] = (uchar)(segment[i + OWN_COLUMN] >> 24);
+    for (int i = 0; i < TILE_RECT_W; ++i)
+      alpha[i] = (uchar)(segment[i + OWN_COLUMN] >> ALPHA_SHIFT);
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // every prefix is read before any segment is overwritten
@@ -104,7 +106,7 @@ inline void horizontal_in_place(__local uint* rows_start, __local uchar* own_alp
     for (int i = TILE_RECT_W - 1; i >= 0; --i) {
       suffix = merge_word(suffix, segment[i]);
       const uint value = packed_word(i > 0 ? merge_word(suffix, prefix[i - 1]) : suffix);
-      segment[i] = ALPHA_IN_RING ? (value & ~ALPHA_BYTE) | (uint)alpha[i] << 24 : value;
+      segment[i] = ALPHA_IN_RING ? (value & ~ALPHA_BYTE) | (uint)alpha[i] << ALPHA_SHIFT : value;
     }
   }
 }

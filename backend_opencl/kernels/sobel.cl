@@ -11,9 +11,10 @@
 // round(sqrt(n)) for n <= SATURATED_SQUARE straight from the float root: n is exact as a float,
 // sqrt(n) lies at least 1/4 / (2 * 255.5) > 4.8e-4 from any half-integer (|n - (c + 1/2)^2| >=
 // 1/4), and OpenCL's sqrt is within 3 ulp (under 4.6e-5 below 256), so rounding it is exact.
-// The conversions go through 2^23, where floats are the integers: n's bits under its exponent
-// are n itself, and adding 2^23 to the root rounds it to the nearest integer (never a tie, as
-// above) in the low bits; integer and float adds instead of the slower conversions.
+// The conversions go through 2^23, where floats are the integers: for n < 2^23 (here at most
+// 2 * 1020^2) n's bits under the exponent of 2^23 are n itself, and adding 2^23 to the root
+// rounds it to the nearest integer (never a tie, as above) in the low bits; integer and float
+// adds instead of the slower conversions.
 #define INTEGER_FLOATS 8388608.0f       // 2^23
 #define INTEGER_FLOATS_BITS 0x4B000000  // its bits
 inline uchar sobel_value(int gx, int gy) {

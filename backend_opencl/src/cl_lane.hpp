@@ -35,6 +35,7 @@ class Lane {
   [[nodiscard]] cl_context context() const { return runtime_.context(); }
   [[nodiscard]] std::size_t compute_units() const { return runtime_.compute_units(); }
   [[nodiscard]] std::size_t local_memory_bytes() const { return runtime_.local_memory_bytes(); }
+  [[nodiscard]] std::size_t max_work_group() const { return runtime_.max_work_group(); }
   [[nodiscard]] bool cpu_schedules() const { return runtime_.cpu_schedules(); }
   [[nodiscard]] const std::shared_ptr<HostPool>& host_pool() const { return runtime_.host_pool(); }
   [[nodiscard]] const std::shared_ptr<SampleAllocator>& host_results() const {

@@ -84,6 +84,9 @@ Runtime::Runtime(cl_device_id device)
       clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_bytes), &local_bytes, nullptr),
       "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
   local_memory_bytes_ = static_cast<std::size_t>(local_bytes);
+  check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_work_group_),
+                        &max_work_group_, nullptr),
+        "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
   cl_device_type type = 0;
   check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr),
         "clGetDeviceInfo(CL_DEVICE_TYPE)");

@@ -60,6 +60,8 @@ class Runtime {
   [[nodiscard]] std::size_t compute_units() const { return compute_units_; }
   /// CL_DEVICE_LOCAL_MEM_SIZE: the most local memory one work-group may use.
   [[nodiscard]] std::size_t local_memory_bytes() const { return local_memory_bytes_; }
+  /// CL_DEVICE_MAX_WORK_GROUP_SIZE: the most work items in one work-group.
+  [[nodiscard]] std::size_t max_work_group() const { return max_work_group_; }
   /// Page-locked, host-mapped buffers for images (inputs decoded into them, results read
   /// back into them).
   [[nodiscard]] const std::shared_ptr<HostPool>& host_pool() const { return host_pool_; }
@@ -92,6 +94,7 @@ class Runtime {
   std::map<std::string, Kernel> kernels_;  ///< by program, defines and kernel name
   std::size_t compute_units_ = 1;
   std::size_t local_memory_bytes_ = 0;
+  std::size_t max_work_group_ = 1;
   std::atomic<bool> cpu_schedules_ = false;
   std::string vendor_;              ///< CL_DEVICE_VENDOR
   std::optional<bool> ptx_packed_;  ///< once probed

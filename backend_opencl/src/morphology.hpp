@@ -66,11 +66,13 @@ struct RectTileLayout {
 };
 /// The local memory a layout takes for a rectangle `rect_width` wide.
 [[nodiscard]] std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout);
-/// The layout for a rectangle of at most 32 x 32 within `local_bytes` of local memory: in place
-/// with the most work items where each (row, segment) of a chunk gets its own work item, else
-/// the results in rows of their own with as many work items as fit.
+/// The layout for a rectangle of at most 32 x 32 within `local_bytes` of local memory and
+/// `max_items` work items per group: in place with the most work items wherever each (row,
+/// segment) of a chunk then gets its own work item, so that a shape takes the same code on
+/// every device that holds it; else the results in rows of their own with as many work items as
+/// fit. Throws where not even the fewest work items fit (no device OpenCL 1.2 allows).
 [[nodiscard]] RectTileLayout rect_tile_layout(int rect_width, int rect_height,
-                                              std::size_t local_bytes);
+                                              std::size_t local_bytes, std::size_t max_items);
 
 /// What every step of one morphology run shares: the shape, the element and its row spans on
 /// the device.

@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "morphology.hpp"
+#include "parfilter/error.hpp"
 
 namespace parfilter::opencl {
 
@@ -119,17 +121,29 @@ std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout) 
   return tile + results;
 }
 
-RectTileLayout rect_tile_layout(int rect_width, int rect_height, std::size_t local_bytes) {
+RectTileLayout rect_tile_layout(int rect_width, int rect_height, std::size_t local_bytes,
+                                std::size_t max_items) {
+  const auto no_group = [&] {
+    return RuntimeError("morphology --variant tile: the OpenCL device holds no work-group for a " +
+                        std::to_string(rect_width) + "x" + std::to_string(rect_height) +
+                        " rectangle");
+  };
   const int chunk = std::max(1, kRectTileChunkRows / rect_height) * rect_height;
-  const RectTileLayout in_place{kRectTileMaxItems, chunk, true};
-  if (chunk * (kRectTileMaxItems / rect_width) <= kRectTileMaxItems &&
+  int items = kRectTileMaxItems;
+  while (items > kRectTileMinItems && static_cast<std::size_t>(items) > max_items) {
+    items -= kRectTileItemStep;
+  }
+  if (static_cast<std::size_t>(items) > max_items) throw no_group();
+  const RectTileLayout in_place{items, chunk, true};
+  if (chunk * (items / rect_width) <= items &&
       rect_tile_local_bytes(rect_width, in_place) <= local_bytes) {
     return in_place;
   }
-  RectTileLayout rows{kRectTileMaxItems, chunk, false};
+  RectTileLayout rows{items, chunk, false};
   while (rows.items > kRectTileMinItems && rect_tile_local_bytes(rect_width, rows) > local_bytes) {
     rows.items -= kRectTileItemStep;
   }
+  if (rect_tile_local_bytes(rect_width, rows) > local_bytes) throw no_group();
   return rows;
 }
 

@@ -80,8 +80,9 @@ inline constexpr std::string_view kPointProgram = "point";
 /// The quads stencils (gaussian_, sobel_, sharpen_ and morph_quads): a quad of columns and a strip
 /// of rows per work item, all the strip's input rows loaded before any arithmetic. Their
 /// QUAD_STRIP define, work items over a width x height image and work-group.
-/// Their strip: on an H200 (7680x4320 RGBA) 4 rows beat 2, 6, 8 and 16 for sobel (0.065 ms
-/// against 0.067-0.080) and came within 3% of the best (8) for sharpen and erode 3x3; gaussian
+/// Their strip: on an H200 (7680x4320 RGBA) 4 rows beat 2, 6, 8 and 16 for sobel in groups of
+/// 64 x 1 (0.065 ms against 0.067-0.080), and in groups of 32 x 4 tied 5 and beat 3 (0.063
+/// against 0.067); they came within 3% of the best (8) for sharpen and erode 3x3. Gaussian
 /// takes its own (ops_filters.cpp).
 inline constexpr std::size_t kQuadStripRows = 4;
 [[nodiscard]] Defines quad_strip_defines(Defines defines, std::size_t rows = kQuadStripRows);

@@ -232,7 +232,8 @@ class BufferSteps {
       const ElementRect& r = cover_[i];
       const int w = r.x1 - r.x0;
       const int h = r.y1 - r.y0;
-      const RectTileLayout layout = rect_tile_layout(w, h, rt_.local_memory_bytes());
+      const RectTileLayout layout =
+          rect_tile_layout(w, h, rt_.local_memory_bytes(), rt_.max_work_group());
       const int strip_cols = layout.items / w * w;
       Defines d;
       d.add("CN", s.channels).add("OP_ERODE", step == MorphOp::erode ? 1 : 0);

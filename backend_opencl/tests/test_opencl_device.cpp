@@ -263,8 +263,8 @@ TEST_F(OpenClDeviceTest, RectRowsMatchTheReferenceWithinAndBeyondTheirReach) {
 
 /// The RGBA pixel-word kernels (gaussian, sharpen and sobel "tile" and "quads", morphology
 /// "quads", "spans" and "tile") over several strips of rows and work-groups:
-/// rows that go by 16-byte copies (a width that is a multiple of 4), rows that do not, and an image
-/// smaller than every element.
+/// rows that go by 16-byte copies (a width that is a multiple of 4), rows that do not, a single
+/// column, and images smaller than every element.
 TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
   struct Case {
     Op op;
@@ -318,7 +318,8 @@ TEST_F(OpenClDeviceTest, RgbaWordKernelsMatchTheReferenceOverSeveralStrips) {
       {Op::dilate, "spans", se(SeShape::ellipse, 15, 15)},
       {Op::open, "spans", se(SeShape::cross, 5, 5)},
       {Op::close, "spans", se(SeShape::rect, 2, 5)}};
-  for (const auto& [width, height] : {std::pair{300, 600}, std::pair{301, 77}, std::pair{5, 3}}) {
+  for (const auto& [width, height] : {std::pair{300, 600}, std::pair{301, 77}, std::pair{5, 3},
+                                      std::pair{1, 40}, std::pair{8, 9}}) {
     const Image image = test::synthetic_image(width, height, 4, static_cast<std::uint32_t>(width));
     for (const Case& c : cases) {
       const OpOutput expected = reference::run(c.op, image, c.params);

@@ -216,16 +216,20 @@ TEST(MorphologyPlan, AnElementNotClosedTowardItsAnchorIsDetected) {
 TEST(MorphologyPlan, RectTileLayoutsFitTheLocalMemory) {
   constexpr std::size_t kNvidiaLocalBytes = 48 * 1024;
   constexpr std::size_t kMinimumLocalBytes = 32 * 1024;  // OpenCL 1.2's least for a GPU
+  constexpr std::size_t kItems = 1024;
   // 31 x 31: eight segments of one chunk's 31 rows take 248 of 256 work items, so the results
   // go over the tile; in rows of their own, 256 work items would need 65 KB.
-  EXPECT_EQ(rect_tile_layout(31, 31, kNvidiaLocalBytes), (RectTileLayout{256, 31, true}));
+  EXPECT_EQ(rect_tile_layout(31, 31, kNvidiaLocalBytes, kItems), (RectTileLayout{256, 31, true}));
   EXPECT_GT(rect_tile_local_bytes(31, {256, 31, false}), kNvidiaLocalBytes);
   // 3 x 3: 85 segments of 30 rows are more than the work items, so rows of their own.
-  EXPECT_EQ(rect_tile_layout(3, 3, kNvidiaLocalBytes), (RectTileLayout{192, 30, false}));
+  EXPECT_EQ(rect_tile_layout(3, 3, kNvidiaLocalBytes, kItems), (RectTileLayout{192, 30, false}));
+  // A device of at most 128 work items per group.
+  EXPECT_EQ(rect_tile_layout(31, 31, kNvidiaLocalBytes, 128), (RectTileLayout{128, 31, true}));
+  EXPECT_THROW(static_cast<void>(rect_tile_layout(31, 31, kNvidiaLocalBytes, 32)), RuntimeError);
   for (int w = 1; w <= 32; ++w) {
     for (int h = 1; h <= 32; ++h) {
       for (const std::size_t local : {kMinimumLocalBytes, kNvidiaLocalBytes}) {
-        const RectTileLayout layout = rect_tile_layout(w, h, local);
+        const RectTileLayout layout = rect_tile_layout(w, h, local, kItems);
         EXPECT_LE(rect_tile_local_bytes(w, layout), local) << w << "x" << h;
         EXPECT_EQ(layout.chunk_rows % h, 0) << w << "x" << h;
         EXPECT_GE(layout.items / w, 1) << w << "x" << h;
