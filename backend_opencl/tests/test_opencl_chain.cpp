@@ -14,6 +14,7 @@
 #include "cl_device.hpp"
 #include "cl_runtime.hpp"
 #include "host_pool.hpp"
+#include "opencl_backend_test.hpp"
 #include "parfilter/backends/opencl.hpp"
 #include "reference.hpp"
 #include "support/test_images.hpp"
@@ -66,15 +67,7 @@ BatchRun run_batch(Backend& backend, const OpChain& chain, std::vector<Image>& i
   return run;
 }
 
-class OpenClChainTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    backend_ = make_opencl_backend({});
-    const Availability availability = backend_->availability();
-    if (!availability.present) GTEST_SKIP() << availability.reason;
-  }
-  std::unique_ptr<Backend> backend_;
-};
+using OpenClChainTest = OpenClBackendTest;
 
 /// Step sizes and channels change (gray, pool), host steps come between (equalize, otsu),
 /// morphology ping-pongs inside a step, and the last step may leave no image (histogram).
@@ -164,9 +157,8 @@ TEST_F(OpenClChainTest, APaddedViewMatchesTheReference) {
 /// An image whose step fails (image2d wider than the device allows) fails alone; the images
 /// before and after it, in flight on the other lanes, come out right and in order.
 TEST_F(OpenClChainTest, ABatchReportsAFailedImageAndGoesOn) {
-  DeviceList list = enumerate_devices();
-  const DeviceChoice choice =
-      choose_device(list, device_request({}, std::getenv("PARFILTER_OPENCL_DEVICE")));
+  DeviceList list;
+  const DeviceChoice choice = test_choice(list);
   ASSERT_TRUE(choice.device);
   std::size_t max_width = 0;
   ASSERT_EQ(clGetDeviceInfo(list.devices[*choice.device].id, CL_DEVICE_IMAGE2D_MAX_WIDTH,
