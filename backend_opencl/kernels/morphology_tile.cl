@@ -7,7 +7,8 @@
 //
 // Compile-time: the rectangle TILE_RECT_W x TILE_RECT_H (each at most 32) whose top-left
 // corner lies at (TILE_RECT_X, TILE_RECT_Y) from the output pixel, TILE_ITEMS work items per
-// group, TILE_CHUNK input rows per pass through local memory (a multiple of TILE_RECT_H),
+// group, TILE_STRIDE words per tile row, TILE_CHUNK input rows per pass through local memory
+// (a multiple of TILE_RECT_H),
 // TILE_STRIP output rows per group, and TILE_IN_PLACE (below).
 //
 // A group owns a strip of SEGMENTS x TILE_RECT_W output columns and streams down its rows, a
@@ -28,9 +29,12 @@
 #define SEGMENTS (TILE_ITEMS / TILE_RECT_W)
 #define STRIP_COLS (SEGMENTS * TILE_RECT_W)
 #define TILE_COLS (STRIP_COLS + TILE_RECT_W - 1)
-// A tile row starts at the 16-byte boundary at or before its first input column (`lead` words
-// before it) and holds whole quads.
-#define TILE_STRIDE ((TILE_COLS + 2 * (QUAD - 1)) / QUAD * QUAD)
+// A tile row (TILE_STRIDE words, from the host's rect_tile_stride) starts at the 16-byte
+// boundary at or before its first input column (`lead` < QUAD words before it) and holds whole
+// quads.
+#if TILE_STRIDE % QUAD != 0 || TILE_STRIDE < TILE_COLS + QUAD - 1
+#error "a tile row must hold its columns after a lead of up to 3 words, in whole quads"
+#endif
 #define TILE_QUADS (TILE_STRIDE / QUAD)
 #define LOAD_BATCH 8
 

@@ -64,6 +64,10 @@ struct RectTileLayout {
   bool in_place = false;  ///< the horizontal results written over the tile's words
   friend bool operator==(const RectTileLayout&, const RectTileLayout&) = default;
 };
+/// Words per tile row for a rectangle `rect_width` wide: the strip's columns and the
+/// rectangle's apron after a lead of up to 3 words (rows start on a 16-byte boundary), in
+/// whole quads.
+[[nodiscard]] int rect_tile_stride(int rect_width, const RectTileLayout& layout);
 /// The local memory a layout takes for a rectangle `rect_width` wide.
 [[nodiscard]] std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout);
 /// The layout for a rectangle of at most 32 x 32 within `local_bytes` of local memory and

@@ -109,12 +109,16 @@ constexpr int kRectTileChunkRows = 32;
 constexpr int kQuadWords = 4;
 }  // namespace
 
+int rect_tile_stride(int rect_width, const RectTileLayout& layout) {
+  const int strip_cols = layout.items / rect_width * rect_width;
+  return (strip_cols + rect_width - 1 + 2 * (kQuadWords - 1)) / kQuadWords * kQuadWords;
+}
+
 std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout) {
   const int strip_cols = layout.items / rect_width * rect_width;
-  // Tile rows start on the quad at or before their first column and hold whole quads.
-  const int stride = (strip_cols + rect_width - 1 + 2 * (kQuadWords - 1)) / kQuadWords * kQuadWords;
   const auto rows = static_cast<std::size_t>(layout.chunk_rows);
-  const std::size_t tile = rows * static_cast<std::size_t>(stride) * sizeof(std::uint32_t);
+  const std::size_t tile =
+      rows * static_cast<std::size_t>(rect_tile_stride(rect_width, layout)) * sizeof(std::uint32_t);
   // In place, each output's own alpha byte is set aside; else the results take their own rows.
   const std::size_t results = rows * static_cast<std::size_t>(strip_cols) *
                               (layout.in_place ? sizeof(std::uint8_t) : sizeof(std::uint32_t));

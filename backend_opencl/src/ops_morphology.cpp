@@ -240,6 +240,7 @@ class BufferSteps {
       d.add("TILE_RECT_W", w).add("TILE_RECT_H", h);
       d.add("TILE_RECT_X", r.x0 - s.se.anchor_x).add("TILE_RECT_Y", r.y0 - s.se.anchor_y);
       d.add("TILE_ITEMS", layout.items)
+          .add("TILE_STRIDE", rect_tile_stride(w, layout))
           .add("TILE_CHUNK", layout.chunk_rows)
           .add("TILE_STRIP", kRectTileStripRows)
           .add("TILE_IN_PLACE", layout.in_place ? 1 : 0)
