@@ -25,6 +25,11 @@ constexpr std::string_view kCsvFormat = "csv";
 constexpr std::string_view kDefaultImageFormat = "png";
 constexpr std::string_view kEraseLine = "\r\x1b[K";  // carriage return, clear to end of line
 
+/// Writes `text` to the unbuffered stderr in one insertion, so in one write(2): with a write per
+/// piece, a line written by a signal handler (parfilter-mpi's abort line, backend_mpi/main.cpp)
+/// could land between a message and its newline.
+void write_at_once(const std::string& text) { std::cerr << text << std::flush; }
+
 bool is_csv(const fs::path& path) { return lower(path.extension().string()) == ".csv"; }
 
 /// One stderr line: newlines in a message would break the one-line rule.
@@ -111,24 +116,24 @@ std::string lower(std::string text) {
 
 void Reporter::error(const std::string& message) {
   clear_progress();
-  std::cerr << program_ << ": " << one_line(message) << '\n' << std::flush;
+  write_at_once(program_ + ": " + one_line(message) + '\n');
 }
 
 void Reporter::info(const std::string& line) {
   clear_progress();
-  std::cerr << line << '\n' << std::flush;
+  write_at_once(line + '\n');
 }
 
 void Reporter::progress(std::size_t done, std::size_t total, const fs::path& current) {
   if (!show_progress_) return;
-  std::cerr << kEraseLine << "[" << done + 1 << "/" << total << "] " << current.string()
-            << std::flush;
+  write_at_once(std::string(kEraseLine) + "[" + std::to_string(done + 1) + "/" +
+                std::to_string(total) + "] " + current.string());
   progress_shown_ = true;
 }
 
 void Reporter::clear_progress() {
   if (!progress_shown_) return;
-  std::cerr << kEraseLine << std::flush;
+  write_at_once(std::string(kEraseLine));
   progress_shown_ = false;
 }
 
