@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -107,11 +108,37 @@ constexpr int kRectTileMinItems = 64;
 constexpr int kRectTileItemStep = 32;
 constexpr int kRectTileChunkRows = 32;
 constexpr int kQuadWords = 4;
+/// Local memory banks (4-byte words) and the work items that access them together, on NVIDIA
+/// and AMD GPUs alike (an AMD wavefront of 64 takes its halves in turn).
+constexpr int kLocalBanks = 32;
+constexpr int kWarpItems = 32;
 }  // namespace
 
 int rect_tile_stride(int rect_width, const RectTileLayout& layout) {
-  const int strip_cols = layout.items / rect_width * rect_width;
-  return (strip_cols + rect_width - 1 + 2 * (kQuadWords - 1)) / kQuadWords * kQuadWords;
+  const int segments = layout.items / rect_width;
+  const int least =
+      (segments * rect_width + rect_width - 1 + 2 * (kQuadWords - 1)) / kQuadWords * kQuadWords;
+  // The horizontal pass's work item t reads row t / segments, segment t % segments, a word of
+  // each at a time: the cost of a stride is the sum over warps of the most words of one step
+  // that share a bank.
+  const auto conflicts = [&](int stride) {
+    int cost = 0;
+    for (int warp = 0; warp < layout.items; warp += kWarpItems) {
+      std::array<int, kLocalBanks> words{};
+      int worst = 0;
+      for (int t = warp; t < std::min(warp + kWarpItems, layout.items); ++t) {
+        const int word = t / segments * stride + t % segments * rect_width;
+        worst = std::max(worst, ++words[static_cast<std::size_t>(word % kLocalBanks)]);
+      }
+      cost += worst;
+    }
+    return cost;
+  };
+  int best = least;
+  for (int stride = least + kQuadWords; stride < least + kLocalBanks; stride += kQuadWords) {
+    if (conflicts(stride) < conflicts(best)) best = stride;
+  }
+  return best;
 }
 
 std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout) {
@@ -119,9 +146,9 @@ std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout) 
   const auto rows = static_cast<std::size_t>(layout.chunk_rows);
   const std::size_t tile =
       rows * static_cast<std::size_t>(rect_tile_stride(rect_width, layout)) * sizeof(std::uint32_t);
-  // In place, each output's own alpha byte is set aside; else the results take their own rows.
-  const std::size_t results = rows * static_cast<std::size_t>(strip_cols) *
-                              (layout.in_place ? sizeof(std::uint8_t) : sizeof(std::uint32_t));
+  // Unless in place, the horizontal results take rows of their own.
+  const std::size_t results =
+      layout.in_place ? 0 : rows * static_cast<std::size_t>(strip_cols) * sizeof(std::uint32_t);
   return tile + results;
 }
 

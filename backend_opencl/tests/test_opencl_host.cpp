@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -238,6 +239,39 @@ TEST(MorphologyPlan, RectTileLayoutsFitTheLocalMemory) {
         }
       }
     }
+  }
+}
+
+TEST(MorphologyPlan, RectTileRowsAvoidLocalBankConflicts) {
+  constexpr int kBanks = 32;
+  constexpr int kWarp = 32;
+  // 31 x 31 on 256 work items: a warp's 32 items read 4 rows x 8 segments. At the least stride
+  // (284 words, 28 mod 32) item (r, k) hits bank 28 r - k, two to a bank; at 296 (8 mod 32),
+  // 8 r - k, each bank once.
+  const RectTileLayout wide{256, 31, true};
+  EXPECT_EQ(rect_tile_stride(31, wide), 296);
+  // 128 work items, 4 segments: the least stride (160, 0 mod 32) puts 8 rows on one bank.
+  EXPECT_EQ(rect_tile_stride(31, {128, 31, true}), 164);
+  for (const RectTileLayout& layout : {wide, RectTileLayout{128, 31, true}}) {
+    const int segments = layout.items / 31;
+    const int stride = rect_tile_stride(31, layout);
+    for (int warp = 0; warp < layout.items; warp += kWarp) {
+      std::set<int> banks;
+      for (int t = warp; t < warp + kWarp; ++t) {
+        banks.insert((t / segments * stride + t % segments * 31) % kBanks);
+      }
+      EXPECT_EQ(banks.size(), static_cast<std::size_t>(kWarp)) << layout.items << " items";
+    }
+  }
+  // Every width: whole quads past the strip, its apron and a lead of up to 3 words, and at most
+  // a bank row (32 words) of padding.
+  for (int w = 1; w <= 32; ++w) {
+    const RectTileLayout layout{256, 32 / w * w, false};
+    const int columns = 256 / w * w + w - 1;
+    const int stride = rect_tile_stride(w, layout);
+    EXPECT_EQ(stride % 4, 0) << w;
+    EXPECT_GE(stride, columns + 3) << w;
+    EXPECT_LT(stride, columns + 6 + kBanks) << w;
   }
 }
 
