@@ -83,7 +83,21 @@ inline packed4 packed_max(packed4 a, packed4 b) { return max(a, b); }
 #define NEUTRAL_WORD 0u
 #endif
 #define ALPHA_BYTE 0xFF000000u
+#define ALPHA_INDEX 3  // ALPHA_BYTE's byte in a pixel word
+#define ALPHA_SHIFT (8 * ALPHA_INDEX)
 inline packed4 merge_word(packed4 acc, uint word) { return PACKED_COMBINE(acc, packed_of(word)); }
+// `value` with its alpha byte replaced by byte b of `pack`.
+inline uint alpha_from(uint value, uint pack, int b) {
+#if PTX_PACKED
+  uint r;
+  // Bytes 0-2 of value, then byte b of pack (prmt numbers the second word's bytes 4-7).
+  const uint selector = 0x0210u | (uint)(4 + b) << 12;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(value), "r"(pack), "r"(selector));
+  return r;
+#else
+  return (value & ~ALPHA_BYTE) | (pack >> (8 * b)) << ALPHA_SHIFT;
+#endif
+}
 #endif
 
 // Offset of sample c of pixel (x, y) in an image of `width` pixels with CN channels.

@@ -67,8 +67,8 @@ __kernel __attribute__((reqd_work_group_size(SPAN_ITEMS, 1, 1))) void morph_span
           // The output due now; its own row is SPAN_H - 1 - SPAN_AY stream rows back.
           const int y = y0 + q0 + s + r - (SPAN_H - 1);
           if (x < width && y >= y0) {
-            dst[(size_t)y * width + x] = (packed_word(ring[r]) & ~ALPHA_BYTE) |
-                                         (centre[(r + 1 + SPAN_AY) % SPAN_H] & ALPHA_BYTE);
+            dst[(size_t)y * width + x] =
+                alpha_from(packed_word(ring[r]), centre[(r + 1 + SPAN_AY) % SPAN_H], ALPHA_INDEX);
           }
           ring[r] = packed_of(NEUTRAL_WORD);
         }
@@ -125,7 +125,7 @@ __kernel void morph_quads(__global const uint* restrict src, __global uint* rest
               acc = merge_word(acc, w[t + j][i + 1 + d]);
           }
         }
-        out[i] = (packed_word(acc) & ~ALPHA_BYTE) | (w[t + SPAN_AY][i + 1] & ALPHA_BYTE);
+        out[i] = alpha_from(packed_word(acc), w[t + SPAN_AY][i + 1], ALPHA_INDEX);
       }
       store_word_quad(dst, x, y, width, (uint4)(out[0], out[1], out[2], out[3]));
     }

@@ -47,23 +47,10 @@
 // segment or the previous one (ALPHA_DELAY rows above the row that completes it): its alpha
 // comes from the ring. A combining launch keeps dst's alpha.
 #define OWN_COLUMN (-TILE_RECT_X)
-#define ALPHA_SHIFT 24  // ALPHA_BYTE's place in a pixel word
 #define ALPHA_DELAY (TILE_RECT_H - 1 + TILE_RECT_Y)
 #define ALPHA_IN_RING                                                                   \
   (!TILE_COMBINE && ALPHA_DELAY >= 0 && ALPHA_DELAY < TILE_RECT_H && OWN_COLUMN >= 0 && \
    OWN_COLUMN < TILE_RECT_W)
-
-// `value` with its alpha byte replaced by byte b of `pack`.
-inline uint alpha_from(uint value, uint pack, int b) {
-#if PTX_PACKED
-  uint r;
-  const uint selector = 0x0210u | (uint)(QUAD + b) << 12;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(value), "r"(pack), "r"(selector));
-  return r;
-#else
-  return (value & ~ALPHA_BYTE) | (pack >> (8 * b)) << ALPHA_SHIFT;
-#endif
-}
 
 // Output columns k w .. k w + w - 1 of one row (w = TILE_RECT_W) into `out`: column k w + i is
 // the extremum of `segment` from i up and of `next` (the following w words) below i.
@@ -84,7 +71,7 @@ inline void horizontal_segment(__local const uint* segment, __local uint* out) {
   for (int i = TILE_RECT_W - 1; i >= 0; --i) {
     suffix = merge_word(suffix, segment[i]);
     const uint value = packed_word(i > 0 ? merge_word(suffix, prefix[i - 1]) : suffix);
-    out[i] = ALPHA_IN_RING ? alpha_from(value, segment[i + OWN_COLUMN], ALPHA_SHIFT / 8) : value;
+    out[i] = ALPHA_IN_RING ? alpha_from(value, segment[i + OWN_COLUMN], ALPHA_INDEX) : value;
   }
 #endif
 }
@@ -232,7 +219,7 @@ inline void store_word(__global const uint* src, __global uint* dst, size_t at, 
 #elif !ALPHA_IN_RING
   own = src[at];
 #endif
-  dst[at] = alpha_from(value, own, ALPHA_SHIFT / 8);
+  dst[at] = alpha_from(value, own, ALPHA_INDEX);
 }
 
 #if TILE_IN_PLACE
@@ -277,7 +264,7 @@ inline void vertical_segment(uint* ring, __local const uint* column, __global co
 #pragma unroll
     for (int k = TILE_RECT_H - 1; k >= 0; --k) {
       suffix = merge_word(suffix, ring[k]);
-      ring[k] = ALPHA_IN_RING ? alpha_from(packed_word(suffix), ring[k], ALPHA_SHIFT / 8)
+      ring[k] = ALPHA_IN_RING ? alpha_from(packed_word(suffix), ring[k], ALPHA_INDEX)
                               : packed_word(suffix);
     }
   }
