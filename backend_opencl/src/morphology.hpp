@@ -66,7 +66,8 @@ struct RectTileLayout {
 };
 /// Words per tile row for a rectangle `rect_width` wide: the strip's columns and the
 /// rectangle's apron after a lead of up to 3 words (rows start on a 16-byte boundary), in
-/// whole quads.
+/// whole quads, padded by up to 28 words so that a warp's reads in the horizontal pass (a word
+/// of each of its (row, segment)s at a time) share as few local-memory banks as possible.
 [[nodiscard]] int rect_tile_stride(int rect_width, const RectTileLayout& layout);
 /// The local memory a layout takes for a rectangle `rect_width` wide.
 [[nodiscard]] std::size_t rect_tile_local_bytes(int rect_width, const RectTileLayout& layout);
