@@ -111,8 +111,11 @@ __global__ void __launch_bounds__(kThreads)
   const auto fold = [&](int k, const Halves& v) {
     acc[k] = {E::combine1(acc[k].low, v.low), E::combine1(acc[k].high, v.high)};
   };
+  // An odd count of input rows (the last strip of an odd height) ends with a pair whose second
+  // row lies past the strip: its emit is of output row y_end, which belongs to no strip of
+  // this block (past the image in the last one).
   const auto emit = [&](int k, int y) {
-    if (y >= y0 && x < in.width) {
+    if (y >= y0 && y < y_end && x < in.width) {
       std::uint32_t value = join_halves(acc[k].low, acc[k].high);
       if constexpr (C == 4) value = with_alpha(value, alpha[k]);
       store_pixel<C>(mutable_row(out, y), x, value);
