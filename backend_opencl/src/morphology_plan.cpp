@@ -135,8 +135,13 @@ int rect_tile_stride(int rect_width, const RectTileLayout& layout) {
     return cost;
   };
   int best = least;
+  int best_cost = conflicts(least);
   for (int stride = least + kQuadWords; stride < least + kLocalBanks; stride += kQuadWords) {
-    if (conflicts(stride) < conflicts(best)) best = stride;
+    const int cost = conflicts(stride);
+    if (cost < best_cost) {
+      best = stride;
+      best_cost = cost;
+    }
   }
   return best;
 }
