@@ -39,8 +39,8 @@ inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentColumns = "columns";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
 inline constexpr std::string_view kSegmentPrivate = "private";
-/// Morphology's default: on a GPU quads, spans, the rectangle tile, rows or columns; on a CPU vhgw
-/// for large rects, else vector or columns (ops_morphology.cpp, chosen_variant).
+/// Morphology's default: on a GPU quads, levels, spans, the rectangle tile, rows or columns; on a
+/// CPU vhgw for large rects, else vector or columns (ops_morphology.cpp, chosen_variant).
 inline constexpr std::string_view kMorphDefault = "default";
 inline constexpr std::string_view kMorphNaive = "naive";
 inline constexpr std::string_view kMorphVector = "vector";
@@ -51,6 +51,7 @@ inline constexpr std::string_view kMorphRows = "rows";
 inline constexpr std::string_view kMorphTile = "tile";
 inline constexpr std::string_view kMorphSpans = "spans";
 inline constexpr std::string_view kMorphQuads = "quads";
+inline constexpr std::string_view kMorphLevels = "levels";
 
 /// `variant`, or for "default" the schedule that suits the lane's device: `on_cpu` on a CPU
 /// device (PoCL), `on_gpu` on any other.

@@ -88,8 +88,9 @@ std::string_view device_schedule(const Lane& rt, std::string_view variant, std::
 std::vector<std::string> default_variant_only() { return variant_list({kDefaultVariant}); }
 
 std::vector<std::string> morphology_variants() {
-  return variant_list({kMorphDefault, kMorphQuads, kMorphSpans, kMorphTile, kMorphColumns,
-                       kMorphRows, kMorphVector, kMorphNaive, kMorphImage2d, kMorphVhgw});
+  return variant_list({kMorphDefault, kMorphQuads, kMorphSpans, kMorphLevels, kMorphTile,
+                       kMorphColumns, kMorphRows, kMorphVector, kMorphNaive, kMorphImage2d,
+                       kMorphVhgw});
 }
 
 std::size_t image_bytes(int width, int height, int channels) {
