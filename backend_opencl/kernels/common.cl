@@ -163,17 +163,19 @@ inline void load_bordered_words(__global const uint* src, int x0, int y, int spa
 inline void load_word_rows(__local uint* tile, __global const uint* src, int x0, int y0, int cols,
                            int rows, int width, int height, int border_kind, uint constant_word) {
   const bool inside = x0 >= 0 && y0 >= 0 && x0 + cols <= width && y0 + rows <= height;
-  if (inside && x0 % QUAD == 0 && cols % QUAD == 0 && width % QUAD == 0) {
-    const int quads = cols / QUAD;
-    __global const uint4* from = (__global const uint4*)src;
-    __local uint4* to = (__local uint4*)tile;
-    for (int i = get_local_id(0); i < rows * quads; i += get_local_size(0)) {
-      const int r = i / quads;
-      to[i] = from[((size_t)(y0 + r) * width + x0) / QUAD + (i - r * quads)];
-    }
-    return;
+  // Two loops in sequence, each empty when the other runs: a branch between two loops, right
+  // after a barrier, fails PoCL 5.0's work-group compiler (an assertion in its region former).
+  const bool by_quads = inside && x0 % QUAD == 0 && cols % QUAD == 0 && width % QUAD == 0;
+  const int quads = cols / QUAD;
+  __global const uint4* from = (__global const uint4*)src;
+  __local uint4* to = (__local uint4*)tile;
+  const int quad_count = by_quads ? rows * quads : 0;
+  for (int i = get_local_id(0); i < quad_count; i += get_local_size(0)) {
+    const int r = i / quads;
+    to[i] = from[((size_t)(y0 + r) * width + x0) / QUAD + (i - r * quads)];
   }
-  for (int i = get_local_id(0); i < rows * cols; i += get_local_size(0)) {
+  const int word_count = by_quads ? 0 : rows * cols;
+  for (int i = get_local_id(0); i < word_count; i += get_local_size(0)) {
     const int r = i / cols;
     const int c = i - r * cols;
     if (inside) {

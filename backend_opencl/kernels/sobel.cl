@@ -138,17 +138,18 @@ inline void load_gray_rows(__local int4* tile_quads, __global const uchar* src, 
   __local int* tile = (__local int*)tile_quads;
   const int tid = get_local_id(0);
   const bool inside = x0 >= 0 && y0 >= 0 && x0 + TILE_COLS <= width && y0 + rows <= height;
-  if (CN == 4 && inside && width % QUAD == 0) {
-    __global const uint4* from = (__global const uint4*)src;
-    for (int i = tid; i < rows * (TILE_COLS / QUAD); i += TILE_ITEMS) {
-      const int r = i / (TILE_COLS / QUAD);
-      const uint4 v = from[((size_t)(y0 + r) * width + x0) / QUAD + (i - r * (TILE_COLS / QUAD))];
-      tile_quads[i] =
-          (int4)(gray_of_word(v.s0), gray_of_word(v.s1), gray_of_word(v.s2), gray_of_word(v.s3));
-    }
-    return;
+  // Two loops in sequence, each empty when the other runs (see load_word_rows).
+  const bool by_quads = CN == 4 && inside && width % QUAD == 0;
+  __global const uint4* from = (__global const uint4*)src;
+  const int quad_count = by_quads ? rows * (TILE_COLS / QUAD) : 0;
+  for (int i = tid; i < quad_count; i += TILE_ITEMS) {
+    const int r = i / (TILE_COLS / QUAD);
+    const uint4 v = from[((size_t)(y0 + r) * width + x0) / QUAD + (i - r * (TILE_COLS / QUAD))];
+    tile_quads[i] =
+        (int4)(gray_of_word(v.s0), gray_of_word(v.s1), gray_of_word(v.s2), gray_of_word(v.s3));
   }
-  for (int i = tid; i < rows * TILE_COLS; i += TILE_ITEMS) {
+  const int word_count = by_quads ? 0 : rows * TILE_COLS;
+  for (int i = tid; i < word_count; i += TILE_ITEMS) {
     const int r = i / TILE_COLS;
     const int sx = x0 + (i - r * TILE_COLS);
     const int sy = y0 + r;
