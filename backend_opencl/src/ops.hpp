@@ -39,8 +39,9 @@ inline constexpr std::string_view kHistogramTwoKernel = "two-kernel";
 inline constexpr std::string_view kSegmentColumns = "columns";
 inline constexpr std::string_view kSegmentWorkgroup = "workgroup";
 inline constexpr std::string_view kSegmentPrivate = "private";
-/// Morphology's default: on a GPU quads, levels, spans, the rectangle tile, rows or columns; on a
-/// CPU vhgw for large rects, else vector or columns (ops_morphology.cpp, chosen_variant).
+/// Morphology's default: on a GPU quads, the tile for rects, levels, spans, the tile, rows or
+/// columns; on a CPU vhgw for large rects, else vector or columns (ops_morphology.cpp,
+/// chosen_variant).
 inline constexpr std::string_view kMorphDefault = "default";
 inline constexpr std::string_view kMorphNaive = "naive";
 inline constexpr std::string_view kMorphVector = "vector";
