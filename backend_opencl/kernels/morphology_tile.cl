@@ -210,11 +210,11 @@ inline void load_chunk(__local uint4* tile_quads, __global const uint* src, int 
   }
 }
 
-// dst at `at` = value, its alpha the pixel's own (`own`'s, src's, or dst's when combining).
+// dst at `at` = value, its alpha the pixel's own (`own`'s, src's, or dst's when combining:
+// then `own` is dst's word there, merged with value).
 inline void store_word(__global const uint* src, __global uint* dst, size_t at, uint value,
                        uint own) {
 #if TILE_COMBINE
-  own = dst[at];
   value = packed_word(merge_word(packed_of(value), own));
 #elif !ALPHA_IN_RING
   own = src[at];
@@ -238,6 +238,16 @@ inline void vertical_segment(uint* ring, __local const uint* column, __global co
   packed4 prefix = packed_of(NEUTRAL_WORD);
   // Output row y0 + q + j - (TILE_RECT_H - 1); below y0 while the stream warms up (unused).
   size_t at = (size_t)(y0 + q - (TILE_RECT_H - 1)) * width + x;
+#if TILE_COMBINE
+  // The words this segment merges into, all loaded before its first store: the compiler cannot
+  // tell that a store and the next output's load never alias, and would wait for each load.
+  uint prior[TILE_RECT_H];
+#pragma unroll
+  for (int j = 0; j < TILE_RECT_H; ++j) {
+    const bool output = j < rows && owns_column && q + j >= TILE_RECT_H - 1;
+    prior[j] = output ? dst[at + (size_t)j * width] : 0;
+  }
+#endif
 #pragma unroll
   for (int j = 0; j < TILE_RECT_H; ++j) {
     if (j < rows) {
@@ -250,6 +260,8 @@ inline void vertical_segment(uint* ring, __local const uint* column, __global co
         const uint own = ALPHA_DELAY == 0   ? word
                          : j >= ALPHA_DELAY ? ring[j - ALPHA_DELAY]
                                             : ring[j - ALPHA_DELAY + TILE_RECT_H];
+#elif TILE_COMBINE
+        const uint own = prior[j];
 #else
         const uint own = 0;
 #endif
