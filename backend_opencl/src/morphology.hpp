@@ -47,6 +47,21 @@ struct ElementRect {
 /// per distinct row width).
 [[nodiscard]] std::vector<ElementRect> rect_cover(const StructuringElement& se);
 
+/// How far the element's row spans reach left and right of its anchor column, -1 for an
+/// empty row (morph_spans and morph_quads).
+struct SpanReach {
+  std::vector<int> left;
+  std::vector<int> right;
+  int max_left = 0;
+  int max_right = 0;
+};
+[[nodiscard]] SpanReach span_reach(const StructuringElement& se);
+
+/// The columns each level m = |dy| of the element reaches either side of its anchor, m = 0..M,
+/// when its rows dy and -dy span the same columns, centred on the anchor, and a nearer row
+/// reaches at least as far (morph_levels); else empty.
+[[nodiscard]] std::vector<int> level_reach(const StructuringElement& se);
+
 /// Whether every set pixel's box toward the anchor is set (each non-empty row span holds the
 /// anchor column, and spans grow toward the anchor row): then a sample clamped to the image
 /// edge is one the element covers anyway. True for rect, cross and ellipse.

@@ -79,6 +79,34 @@ std::vector<ElementRect> rect_cover(const StructuringElement& se) {
   return cover;
 }
 
+SpanReach span_reach(const StructuringElement& se) {
+  SpanReach reach;
+  for (const auto& span : se.row_spans) {
+    const bool empty = span.x1 <= span.x0;
+    reach.left.push_back(empty ? -1 : se.anchor_x - span.x0);
+    reach.right.push_back(empty ? -1 : span.x1 - 1 - se.anchor_x);
+    reach.max_left = std::max(reach.max_left, reach.left.back());
+    reach.max_right = std::max(reach.max_right, reach.right.back());
+  }
+  return reach;
+}
+
+std::vector<int> level_reach(const StructuringElement& se) {
+  if (se.height % 2 == 0 || se.anchor_y != se.height / 2) return {};
+  const SpanReach spans = span_reach(se);
+  std::vector<int> reach;
+  for (int m = 0; m <= se.anchor_y; ++m) {
+    const auto up = static_cast<std::size_t>(se.anchor_y - m);
+    const auto down = static_cast<std::size_t>(se.anchor_y + m);
+    const int columns = spans.left[up];
+    const bool level = columns >= 0 && spans.right[up] == columns && spans.left[down] == columns &&
+                       spans.right[down] == columns;
+    if (!level || (m > 0 && columns > reach.back())) return {};
+    reach.push_back(columns);
+  }
+  return reach;
+}
+
 bool closed_toward_anchor(const StructuringElement& se) {
   const auto span = [&](int y) { return se.row_spans[static_cast<std::size_t>(y)]; };
   const auto empty = [&](int y) { return span(y).x1 <= span(y).x0; };

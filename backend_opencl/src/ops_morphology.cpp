@@ -92,26 +92,6 @@ bool rect_tile_fits(const MorphologySetup& s) {
          });
 }
 
-/// How far the element's row spans reach left and right of its anchor column, -1 for an
-/// empty row.
-struct SpanReach {
-  std::vector<int> left;
-  std::vector<int> right;
-  int max_left = 0;
-  int max_right = 0;
-};
-SpanReach span_reach(const StructuringElement& se) {
-  SpanReach reach;
-  for (const auto& span : se.row_spans) {
-    const bool empty = span.x1 <= span.x0;
-    reach.left.push_back(empty ? -1 : se.anchor_x - span.x0);
-    reach.right.push_back(empty ? -1 : span.x1 - 1 - se.anchor_x);
-    reach.max_left = std::max(reach.max_left, reach.left.back());
-    reach.max_right = std::max(reach.max_right, reach.right.back());
-  }
-  return reach;
-}
-
 /// Whether morph_spans can run this element on this image: RGBA, and a small element closed
 /// toward its anchor.
 bool spans_fit(const MorphologySetup& s) {
@@ -119,25 +99,6 @@ bool spans_fit(const MorphologySetup& s) {
   return s.channels == kRgbaChannels && closed_toward_anchor(s.se) &&
          s.se.height <= kSpansMaxHeight && reach.max_left <= kSpansMaxReach &&
          reach.max_right <= kSpansMaxReach;
-}
-
-/// The columns each level m = |dy| of the element reaches either side of its anchor, m = 0..M,
-/// when its rows dy and -dy span the same columns, centred on the anchor, and a nearer row
-/// reaches at least as far (morph_levels); else empty.
-std::vector<int> level_reach(const StructuringElement& se) {
-  if (se.height % 2 == 0 || se.anchor_y != se.height / 2) return {};
-  const SpanReach spans = span_reach(se);
-  std::vector<int> reach;
-  for (int m = 0; m <= se.anchor_y; ++m) {
-    const auto up = static_cast<std::size_t>(se.anchor_y - m);
-    const auto down = static_cast<std::size_t>(se.anchor_y + m);
-    const int columns = spans.left[up];
-    const bool level = columns >= 0 && spans.right[up] == columns && spans.left[down] == columns &&
-                       spans.right[down] == columns;
-    if (!level || (m > 0 && columns > reach.back())) return {};
-    reach.push_back(columns);
-  }
-  return reach;
 }
 
 /// Whether morph_levels can run this element on this image: RGBA, an element of levels within

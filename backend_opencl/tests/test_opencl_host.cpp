@@ -205,6 +205,41 @@ TEST(MorphologyPlan, RectCoversAreTheSetPixelsWithOneRectPerRowWidth) {
   }
 }
 
+TEST(MorphologyPlan, SpanReachIsEachRowsReachAroundTheAnchor) {
+  // A 5x3 cross: the anchor column, the whole middle row, the anchor column.
+  const SpanReach cross = span_reach(make_structuring_element({SeShape::cross, 5, 3}));
+  EXPECT_EQ(cross.left, (std::vector<int>{0, 2, 0}));
+  EXPECT_EQ(cross.right, (std::vector<int>{0, 2, 0}));
+  EXPECT_EQ(cross.max_left, 2);
+  EXPECT_EQ(cross.max_right, 2);
+  // An even width puts the anchor right of the middle: rect 4x1 spans [0, 4) around column 2.
+  const SpanReach even = span_reach(make_structuring_element({SeShape::rect, 4, 1}));
+  EXPECT_EQ(even.left, (std::vector<int>{2}));
+  EXPECT_EQ(even.right, (std::vector<int>{1}));
+  StructuringElement gap = make_structuring_element({SeShape::rect, 3, 3});
+  gap.row_spans[0] = {0, 0};  // an empty row
+  EXPECT_EQ(span_reach(gap).left.front(), -1);
+}
+
+TEST(MorphologyPlan, LevelReachIsEachLevelsReachOrEmpty) {
+  const auto levels_of = [](SeShape shape, int w, int h) {
+    return level_reach(make_structuring_element({shape, w, h}));
+  };
+  // A 7x7 ellipse's rows span [3,4) [1,6) [0,7) [0,7) [0,7) [1,6) [3,4).
+  EXPECT_EQ(levels_of(SeShape::ellipse, 7, 7), (std::vector<int>{3, 3, 2, 0}));
+  EXPECT_EQ(levels_of(SeShape::ellipse, 7, 5), (std::vector<int>{3, 3, 0}));
+  EXPECT_EQ(levels_of(SeShape::cross, 5, 5), (std::vector<int>{2, 0, 0}));
+  EXPECT_EQ(levels_of(SeShape::rect, 5, 3), (std::vector<int>{2, 2}));
+  EXPECT_EQ(levels_of(SeShape::rect, 1, 1), (std::vector<int>{0}));
+  // Not levels: an even height (no middle row), an even width (spans not centred on the
+  // anchor), a farther row reaching farther than a nearer one.
+  EXPECT_TRUE(levels_of(SeShape::rect, 3, 4).empty());
+  EXPECT_TRUE(levels_of(SeShape::rect, 4, 3).empty());
+  StructuringElement hourglass = make_structuring_element({SeShape::rect, 3, 3});
+  hourglass.row_spans[1] = {1, 2};
+  EXPECT_TRUE(level_reach(hourglass).empty());
+}
+
 TEST(MorphologyPlan, AnElementNotClosedTowardItsAnchorIsDetected) {
   StructuringElement ring = make_structuring_element({SeShape::rect, 3, 3});
   ring.row_spans[1] = {0, 1};  // the middle row no longer holds the anchor column
