@@ -4,11 +4,14 @@
 #   encoded by parfilter's banded encoder wherever zlib is found (Debian: zlib1g-dev).
 # PARFILTER_WITH_LIBJPEG_TURBO (AUTO/ON/OFF): JPEG decoded and encoded by libjpeg-turbo
 #   (Debian: libjpeg62-turbo-dev).
+# PARFILTER_WITH_TIFF (AUTO/ON/OFF): TIFF read and written by libtiff (Debian: libtiff-dev);
+#   without it TIFF is refused with one line.
 # Where one is off or missing, stb_image (always built: it decodes TGA) handles that format.
 # parfilter_link_codecs(<target>) links the chosen libraries privately and defines
-# PARFILTER_HAVE_SPNG / PARFILTER_HAVE_ZLIB / PARFILTER_HAVE_LIBJPEG_TURBO on its sources.
+# PARFILTER_HAVE_SPNG / PARFILTER_HAVE_ZLIB / PARFILTER_HAVE_LIBJPEG_TURBO / PARFILTER_HAVE_TIFF
+# on its sources.
 
-foreach(_codec SPNG LIBJPEG_TURBO)
+foreach(_codec SPNG LIBJPEG_TURBO TIFF)
   set(PARFILTER_WITH_${_codec} AUTO CACHE STRING "Use the fast ${_codec} codec (AUTO/ON/OFF)")
   set_property(CACHE PARFILTER_WITH_${_codec} PROPERTY STRINGS AUTO ON OFF)
   if(NOT PARFILTER_WITH_${_codec} MATCHES "^(AUTO|ON|OFF)$")
@@ -19,6 +22,7 @@ endforeach()
 set(PARFILTER_CODEC_SUMMARY "")
 set(PARFILTER_HAVE_SPNG FALSE)
 set(PARFILTER_HAVE_LIBJPEG_TURBO FALSE)
+set(PARFILTER_HAVE_TIFF FALSE)
 
 # _parfilter_codec_result(<codec> <found> <what> <why-not>)
 macro(_parfilter_codec_result codec found what why_not)
@@ -82,7 +86,28 @@ else()
     "jpeg: libjpeg-turbo not found (Debian: libjpeg62-turbo-dev)")
 endif()
 
+if(PARFILTER_WITH_TIFF STREQUAL "OFF")
+  list(APPEND PARFILTER_CODEC_SUMMARY "tiff: refused (PARFILTER_WITH_TIFF=OFF)")
+else()
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(LIBTIFF QUIET IMPORTED_TARGET libtiff-4>=4.5)
+  endif()
+  if(LIBTIFF_FOUND)
+    set(PARFILTER_HAVE_TIFF TRUE)
+    list(APPEND PARFILTER_CODEC_SUMMARY "tiff: libtiff ${LIBTIFF_VERSION}")
+  elseif(PARFILTER_WITH_TIFF STREQUAL "ON")
+    message(FATAL_ERROR "PARFILTER_WITH_TIFF=ON but libtiff 4.5 or later was not found (Debian: libtiff-dev)")
+  else()
+    list(APPEND PARFILTER_CODEC_SUMMARY "tiff: libtiff 4.5+ not found (Debian: libtiff-dev): refused")
+  endif()
+endif()
+
 function(parfilter_link_codecs target)
+  if(PARFILTER_HAVE_TIFF)
+    target_link_libraries(${target} PRIVATE PkgConfig::LIBTIFF)
+    target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_TIFF=1)
+  endif()
   if(PARFILTER_HAVE_SPNG)
     target_link_libraries(${target} PRIVATE PkgConfig::SPNG)
     target_compile_definitions(${target} PRIVATE PARFILTER_HAVE_SPNG=1)

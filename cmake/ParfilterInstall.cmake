@@ -65,6 +65,9 @@ endif()
 if(PARFILTER_HAVE_LIBJPEG_TURBO)
   string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " libjpeg")
 endif()
+if(PARFILTER_HAVE_TIFF)
+  string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " libtiff-4")
+endif()
 # Relocatable: the prefix is found from the .pc file's own place (pkg-config's pcfiledir), so an
 # installation moved, or made with cmake --install --prefix, still works.
 file(RELATIVE_PATH PARFILTER_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)

@@ -11,6 +11,7 @@ set -euo pipefail
 # One list per purpose. A new backend adds its packages to backends (or a list of its own).
 build_packages=(cmake ninja-build g++ pkg-config libstb-dev libcli11-dev help2man libhwy-dev)
 build_packages+=(libspng-dev zlib1g-dev libjpeg62-turbo-dev)  # the fast PNG and JPEG codecs
+build_packages+=(libtiff-dev)                                  # TIFF
 test_packages=(libgtest-dev libopencv-dev)  # OpenCV is the optional oracle of the tests
 test_packages+=(valgrind)                    # leak and uninitialized-read checks (label leaks)
 test_packages+=(iproute2)                    # the MPI tests' network-namespace hosts

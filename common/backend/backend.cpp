@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "parfilter/error.hpp"
@@ -46,12 +47,32 @@ OpOutput Backend::run_chain(const OpChain& chain, const ConstImageView& input, S
   return output;
 }
 
+OpOutput Backend::run_chain_16(const OpChain& /*chain*/, const Image& /*input*/,
+                               StageTimes* /*times*/) {
+  check_depth(*this, Depth::u16);
+  throw std::logic_error("run_chain_16: a backend that runs 16 bits must override it");
+}
+
+void check_depth(const Backend& backend, Depth depth) {
+  if (depth == Depth::u8 || backend.runs_16_bit()) return;
+  throw UsageError("a 16-bit image: the " + std::string(backend.name()) +
+                   " backend runs 8-bit images only; convert with --depth 8, or use a CPU "
+                   "backend (serial, pthread, openmp)");
+}
+
+OpOutput run_chain_on(Backend& backend, const OpChain& chain, const Image& input,
+                      StageTimes* times) {
+  if (input.depth() == Depth::u8) return backend.run_chain(chain, input.view(), times);
+  check_depth(backend, input.depth());
+  return backend.run_chain_16(chain, input, times);
+}
+
 void Backend::run_batch(const OpChain& chain, const BatchCallbacks& callbacks) {
   for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
     StageTimes times;
     OpOutput output;
     try {
-      output = run_chain(chain, input->image.view(), &times);
+      output = run_chain_on(*this, chain, input->image, &times);
     } catch (...) {
       callbacks.failed(input->index, std::current_exception());
       continue;

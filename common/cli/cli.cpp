@@ -158,10 +158,19 @@ void add_options(CLI::App& app, CliArgs& args) {
       ->capture_default_str();
   app.add_option("--jpeg-quality", args.jpeg_quality, "JPEG quality 1-100 (4:2:0 chroma)")
       ->capture_default_str();
+  app.add_option("--compression", args.compression,
+                 "TIFF compression: deflate, lzw (both with the horizontal predictor), packbits "
+                 "or none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "lzw", "deflate", "packbits"}));
+  app.add_option("--depth", args.depth,
+                 "convert the input to 8 or 16 bits per sample before the op (default: the "
+                 "file's depth; 8 -> 16 is 257 v, 16 -> 8 rounds 255 v / 65535)")
+      ->check(CLI::IsMember({8, 16}));
   app.add_flag("--fsync", args.sync,
                "make each output durable (fsync) before it is renamed into place");
   app.add_option("--out-dir", args.out_dir, "batch: write every input's result into DIR");
-  app.add_option("--format", args.format, "batch: output extension (png, bmp, jpg, tga, csv)");
+  app.add_option("--format", args.format, "batch: output extension (png, tif, pgm, ppm, bmp, jpg, tga, csv)");
   app.add_flag("--list", args.list, "list the ops and variants of this backend");
 }
 

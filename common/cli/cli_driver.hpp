@@ -73,7 +73,7 @@ class JobRunner {
   [[nodiscard]] virtual Image load(const CliJob& job, const StageContext& context) const = 0;
   /// Runs the op --repeat times on `backend` with `input`.
   [[nodiscard]] virtual ComputedJob compute(Backend& backend, const CliJob& job,
-                                            const ConstImageView& input) const = 0;
+                                            const Image& input) const = 0;
   /// Writes the result (atomically: a failure leaves no partial file), inside a pipeline's
   /// `context`, or with nullptr on the session's own threads.
   virtual void save(const CliJob& job, const OpOutput& output,

@@ -50,6 +50,8 @@ struct CliArgs {
   std::uint64_t max_image_bytes = kDefaultMaxImageBytes;
   int png_level = kDefaultPngLevel;
   int jpeg_quality = kDefaultJpegQuality;
+  std::string compression = "deflate";  ///< TIFF: none, lzw, deflate or packbits
+  int depth = 0;                        ///< --depth 8 or 16; 0: the file's
   bool sync = false;
   bool list = false;
   bool help = false;  ///< per-op help: "parfilter-X OP --help"
@@ -125,7 +127,7 @@ struct Session {
                                    std::shared_ptr<SampleAllocator> allocator = {},
                                    bool alone = false);
 [[nodiscard]] ComputedJob compute_job(const Session& session, Backend& backend, const Job& job,
-                                      const ConstImageView& input);
+                                      const Image& input);
 // load_job_input and save_job_output in halves (JobRunner::read_input and the others).
 [[nodiscard]] std::vector<std::uint8_t> read_job_input(const Session& session, const Job& job);
 [[nodiscard]] Image decode_job_input(const Session& session, const Job& job,

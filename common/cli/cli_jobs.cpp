@@ -168,6 +168,7 @@ SaveOptions save_options(const Session& s, const StageContext* context) {
   SaveOptions options;
   options.png_level = s.args.png_level;
   options.jpeg_quality = s.args.jpeg_quality;
+  options.tiff_compression = parse_tiff_compression(s.args.compression).value();
   options.sync = s.args.sync;
   if (context != nullptr) {
     options.parallel_for = context->parallel_for;
@@ -185,6 +186,21 @@ std::vector<std::uint8_t> read_job_input(const Session& s, const Job& job) {
   return naming_file(job.input, [&] { return read_image_file(job.input, s.args.max_image_bytes); });
 }
 
+/// The loaded image at --depth, checked against what the backend and the output take: a
+/// 16-bit image refused here, before any compute, where neither can.
+Image at_job_depth(const Session& s, const Job& job, Image image) {
+  if (s.args.depth != 0) {
+    image = convert_depth(image, s.args.depth == bits_of(Depth::u16) ? Depth::u16 : Depth::u8);
+  }
+  if (image.depth() == Depth::u8) return image;
+  check_depth(s.backend, image.depth());
+  for (const OpStep& step : s.chain) validate_params(step.op, step.params, image.depth());
+  if (!op_info(s.chain.back().op).traits.histogram_result && !job.output.empty()) {
+    check_format_depth(format_for_path(job.output), image.depth(), job.output.string());
+  }
+  return image;
+}
+
 Image decode_job_input(const Session& s, const Job& job, std::span<const std::uint8_t> bytes,
                        const StageContext& context) {
   return naming_file(job.input, [&] {
@@ -192,7 +208,7 @@ Image decode_job_input(const Session& s, const Job& job, std::span<const std::ui
     options.max_bytes = s.args.max_image_bytes;
     options.checkpoint = context.checkpoint;
     options.allocator = context.allocator;
-    return load_image_from_memory(bytes, job.input.string(), options);
+    return at_job_depth(s, job, load_image_from_memory(bytes, job.input.string(), options));
   });
 }
 
@@ -202,13 +218,13 @@ std::vector<std::uint8_t> encode_job_output(const Session& s, const Job& job,
     if (op_info(s.chain.back().op).traits.histogram_result) {
       // As save_histogram writes them: CSV, or the chart with the default save options.
       if (is_csv(job.output)) {
-        const std::string csv = histogram_csv(output.histogram);
+        const std::string csv = histogram_csv(output);
         return std::vector<std::uint8_t>(csv.begin(), csv.end());
       }
-      return encode_image(histogram_chart(output.histogram).view(), format_for_path(job.output),
+      return encode_image(histogram_chart(output).view(), format_for_path(job.output),
                           SaveOptions{}, job.output.string());
     }
-    return encode_image(output.image.view(), format_for_path(job.output), save_options(s, &context),
+    return encode_image(output.image, format_for_path(job.output), save_options(s, &context),
                         job.output.string());
   });
 }
@@ -226,12 +242,11 @@ Image load_job_input(const Session& s, const Job& job, const Checkpoint& checkpo
     options.checkpoint = checkpoint;
     options.allocator = std::move(allocator);
     options.map_pages_first = alone;
-    return load_image(job.input, options);
+    return at_job_depth(s, job, load_image(job.input, options));
   });
 }
 
-ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
-                        const ConstImageView& input) {
+ComputedJob compute_job(const Session& s, Backend& backend, const Job& job, const Image& input) {
   return naming_file(job.input, [&] {
     std::vector<double> compute_ms;
     std::vector<double> upload_ms;
@@ -240,7 +255,7 @@ ComputedJob compute_job(const Session& s, Backend& backend, const Job& job,
     for (int run = 0; run < s.args.repeat; ++run) {
       StageTimes times;
       const auto start = Clock::now();
-      result.output = backend.run_chain(s.chain, input, &times);
+      result.output = run_chain_on(backend, s.chain, input, &times);
       const double wall_ms = elapsed_ms(start);
       // Device backends report compute without transfers; otherwise the wall time is compute.
       compute_ms.push_back(times.compute_ms > 0.0 ? times.compute_ms : wall_ms);
@@ -262,7 +277,7 @@ void save_job_output(const Session& s, const Job& job, const OpOutput& output,
                      const StageContext* context) {
   naming_file(job.output, [&] {
     if (op_info(s.chain.back().op).traits.histogram_result) {
-      save_histogram(output.histogram, job.output);
+      save_histogram(output, job.output);
       return;
     }
     save_image(output.image, job.output, save_options(s, context));
@@ -364,7 +379,7 @@ void run_job(const Session& s, const Job& job) {
   // device is the run's error, not this file's.
   const Availability availability = s.backend.availability();
   if (!availability.present) throw RuntimeError(availability.reason);
-  const ComputedJob computed = compute_job(s, s.backend, job, image.view());
+  const ComputedJob computed = compute_job(s, s.backend, job, image);
   const auto save_start = Clock::now();
   save_job_output(s, job, computed.output);
   const double save_ms = elapsed_ms(save_start);

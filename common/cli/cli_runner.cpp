@@ -43,7 +43,7 @@ class SessionRunner final : public JobRunner {
     return load_job_input(s_, job, context.checkpoint, context.allocator);
   }
   [[nodiscard]] ComputedJob compute(Backend& backend, const CliJob& job,
-                                    const ConstImageView& input) const override {
+                                    const Image& input) const override {
     return compute_job(s_, backend, job, input);
   }
   void save(const CliJob& job, const OpOutput& output, const StageContext* context) const override {

@@ -168,20 +168,60 @@ bool is_csv_path(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::string histogram_csv(std::span<const HistogramBins> histograms) {
+namespace {
+
+/// The CSV of histograms of `levels` bins each (HistogramBins, or 16-bit histograms).
+template <typename Bins>
+std::string csv_of(std::span<const Bins> histograms, std::size_t levels) {
   std::string csv = "value";
   for (std::size_t i = 0; i < histograms.size(); ++i) {
     csv += "," + csv_column(i, histograms.size());
   }
   csv += '\n';
-  for (int v = 0; v < kHistogramBins; ++v) {
+  for (std::size_t v = 0; v < levels; ++v) {
     csv += std::to_string(v);
-    for (const auto& bins : histograms) {
-      csv += "," + std::to_string(bins[static_cast<std::size_t>(v)]);
-    }
+    for (const auto& bins : histograms) csv += "," + std::to_string(bins[v]);
     csv += '\n';
   }
   return csv;
+}
+
+/// 16-bit histograms drawn as 8-bit ones: each bar the sum of 256 consecutive levels.
+std::vector<HistogramBins> chart_bins(const OpOutput& output) {
+  if (output.wide_histogram.empty()) return output.histogram;
+  std::vector<HistogramBins> grouped;
+  for (const auto& wide : output.wide_histogram) {
+    HistogramBins bins{};
+    const std::size_t per_bar = wide.size() / bins.size();
+    for (std::size_t v = 0; v < wide.size(); ++v) bins[v / per_bar] += wide[v];
+    grouped.push_back(bins);
+  }
+  return grouped;
+}
+
+}  // namespace
+
+std::string histogram_csv(std::span<const HistogramBins> histograms) {
+  return csv_of(histograms, kHistogramBins);
+}
+
+std::string histogram_csv(const OpOutput& output) {
+  if (output.wide_histogram.empty()) return histogram_csv(output.histogram);
+  return csv_of(std::span<const std::vector<std::uint64_t>>(output.wide_histogram),
+                output.wide_histogram.front().size());
+}
+
+Image histogram_chart(const OpOutput& output) { return histogram_chart(chart_bins(output)); }
+
+void save_histogram(const OpOutput& output, const std::filesystem::path& path) {
+  if (is_csv_path(path)) {
+    const std::string csv = histogram_csv(output);
+    write_file_atomically(path,
+                          std::span(reinterpret_cast<const std::uint8_t*>(csv.data()), csv.size()));
+    return;
+  }
+  (void)format_for_path(path);  // an unknown extension throws before anything is drawn
+  save_image(histogram_chart(output), path);
 }
 
 Image histogram_chart(std::span<const HistogramBins> histograms) {

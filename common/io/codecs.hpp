@@ -51,12 +51,13 @@ void encode_image(const ConstImageView& image, ImageFormat format, const SaveOpt
 /// Refuses a zero or negative dimension, a side over kMaxImageDimension and a decoded buffer
 /// over `max_bytes`, before anything is allocated.
 void check_image_size(const std::string& name, std::int64_t width, std::int64_t height,
-                      int channels, std::uint64_t max_bytes);
+                      int channels, std::uint64_t max_bytes, Depth depth = Depth::u8);
 
 /// The image a decoder fills: Image::uninitialized from `allocator`, its pages mapped at once
 /// where LoadOptions::map_pages_first asks for it (detail::prefault_samples).
 [[nodiscard]] Image decoder_image(int width, int height, int channels,
-                                  std::shared_ptr<SampleAllocator> allocator, bool map_pages_first);
+                                  std::shared_ptr<SampleAllocator> allocator, bool map_pages_first,
+                                  Depth depth = Depth::u8);
 
 /// Calls the checkpoint, if any, once every `kCheckpointRows` rows.
 inline constexpr int kCheckpointRows = 64;
@@ -68,6 +69,9 @@ inline void checkpoint_every(const Checkpoint& checkpoint, int row) {
 [[nodiscard]] Image decode_png_spng(std::span<const std::uint8_t> bytes, const std::string& name,
                                     const LoadOptions& options);
 void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
+                       const ByteSink& sink);
+/// A 16-bit PNG from the same encoder.
+void encode_png_banded(const ConstImageView16& image, const SaveOptions& options,
                        const ByteSink& sink);
 
 [[nodiscard]] Image decode_jpeg_turbo(std::span<const std::uint8_t> bytes, const std::string& name,
@@ -85,6 +89,15 @@ void encode_bmp(const ConstImageView& image, const ByteSink& sink);
 
 [[nodiscard]] Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& name,
                                     const LoadOptions& options);
+/// P5 (gray) or P6 (RGB), maxval 255 or 65535 by the image's depth.
+void encode_pnm(const Image& image, const std::string& name, const ByteSink& sink);
+
+/// Whether this build reads and writes TIFF (libtiff).
+[[nodiscard]] bool have_tiff();
+[[nodiscard]] Image decode_tiff(std::span<const std::uint8_t> bytes, const std::string& name,
+                                const LoadOptions& options);
+[[nodiscard]] std::vector<std::uint8_t> encode_tiff(const Image& image, const SaveOptions& options,
+                                                    const std::string& name);
 
 /// stb_image: TGA always, PNG and JPEG on the fallback path. `container` names the format in
 /// messages ("PNG", "JPEG", or "" for a file without magic bytes, probed as TGA).

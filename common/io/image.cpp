@@ -79,16 +79,21 @@ void detail::SampleDeleter::operator()(std::uint8_t* p) const noexcept {
   }
 }
 
-Image::Image(int width, int height, int channels) : Image(width, height, channels, nullptr) {
-  std::fill_n(data(), size_, std::uint8_t{0});
+Image::Image(int width, int height, int channels, Depth depth)
+    : Image(width, height, channels, depth, nullptr) {
+  std::fill_n(bytes(), size_, std::uint8_t{0});
 }
 
 Image::Image(const Image& other)
-    : width_(other.width_), height_(other.height_), channels_(other.channels_), size_(other.size_) {
+    : width_(other.width_),
+      height_(other.height_),
+      channels_(other.channels_),
+      depth_(other.depth_),
+      size_(other.size_) {
   if (size_ == 0) return;
   samples_ = {static_cast<std::uint8_t*>(detail::allocate_samples(size_)),
               SampleDeleter{{}, size_}};
-  std::copy_n(other.data(), size_, data());
+  std::copy_n(other.bytes(), size_, bytes());
 }
 
 Image& Image::operator=(const Image& other) {
@@ -98,11 +103,17 @@ Image& Image::operator=(const Image& other) {
 
 Image Image::uninitialized(int width, int height, int channels,
                            std::shared_ptr<SampleAllocator> allocator) {
-  return {width, height, channels, std::move(allocator)};
+  return {width, height, channels, Depth::u8, std::move(allocator)};
 }
 
-Image::Image(int width, int height, int channels, std::shared_ptr<SampleAllocator> allocator)
-    : width_(width), height_(height), channels_(channels) {
+Image Image::uninitialized(int width, int height, int channels, Depth depth,
+                           std::shared_ptr<SampleAllocator> allocator) {
+  return {width, height, channels, depth, std::move(allocator)};
+}
+
+Image::Image(int width, int height, int channels, Depth depth,
+             std::shared_ptr<SampleAllocator> allocator)
+    : width_(width), height_(height), channels_(channels), depth_(depth) {
   if (width <= 0 || height <= 0) {
     throw std::invalid_argument("Image: width and height must be positive, got " +
                                 std::to_string(width) + "x" + std::to_string(height));
@@ -112,7 +123,7 @@ Image::Image(int width, int height, int channels, std::shared_ptr<SampleAllocato
                                 std::to_string(channels));
   }
   const auto bytes = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
-                     static_cast<std::uint64_t>(channels);
+                     static_cast<std::uint64_t>(channels) * bytes_per_sample(depth);
   if (bytes > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
     throw std::length_error("Image: " + std::to_string(bytes) + " bytes do not fit in memory");
   }
@@ -140,26 +151,26 @@ Image Image::reuse_as(int width, int height, int channels) && {
 
 bool operator==(const Image& a, const Image& b) {
   return a.width_ == b.width_ && a.height_ == b.height_ && a.channels_ == b.channels_ &&
-         std::equal(a.data(), a.data() + a.size_, b.data());
+         a.depth_ == b.depth_ && std::equal(a.bytes(), a.bytes() + a.size_, b.bytes());
 }
 
-ImageView Image::view(RowRange rows) {
-  return {samples_.get() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
-}
-
-ConstImageView Image::view(RowRange rows) const {
-  return {samples_.get() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
-}
-
-Image Image::copy_of(const ConstImageView& full) {
+namespace {
+template <typename Sample>
+Image copy_of_view(const BasicImageView<const Sample>& full) {
   if (full.rows().begin != 0 || full.rows().end != full.height()) {
     throw std::invalid_argument("Image::copy_of: the view must address every row");
   }
-  Image img = uninitialized(full.width(), full.height(), full.channels());
+  Image img = Image::uninitialized(full.width(), full.height(), full.channels(),
+                                   kDepthOf<Sample>);
+  const auto out = img.view_of<Sample>();
   for (int y = 0; y < full.height(); ++y) {
-    std::copy_n(full.row(y), full.row_samples(), img.row(y));
+    std::copy_n(full.row(y), full.row_samples(), out.row(y));
   }
   return img;
 }
+}  // namespace
+
+Image Image::copy_of(const ConstImageView& full) { return copy_of_view(full); }
+Image Image::copy_of(const ConstImageView16& full) { return copy_of_view(full); }
 
 }  // namespace parfilter

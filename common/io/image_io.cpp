@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
@@ -18,9 +19,9 @@ namespace parfilter {
 namespace io {
 namespace {
 
-constexpr std::string_view kSupportedFormats = "BMP, PNG, JPEG, TGA and PNM";
+constexpr std::string_view kSupportedFormats = "BMP, PNG, JPEG, TGA, PNM and TIFF";
 
-enum class Container { bmp, png, jpeg, pnm, unknown };
+enum class Container { bmp, png, jpeg, pnm, tiff, unknown };
 
 bool starts_with(std::span<const std::uint8_t> bytes, std::string_view magic) {
   return bytes.size() >= magic.size() &&
@@ -35,6 +36,12 @@ Container detect_container(std::span<const std::uint8_t> bytes, const std::strin
   if (starts_with(bytes, "\x89PNG\r\n\x1a\n"sv)) return Container::png;
   if (starts_with(bytes, "\xff\xd8"sv)) return Container::jpeg;
   if (starts_with(bytes, "P5") || starts_with(bytes, "P6")) return Container::pnm;
+  // Classic TIFF (42) and BigTIFF (43), little- and big-endian.
+  if (starts_with(bytes, "II*\0"sv) || starts_with(bytes, "MM\0*"sv) ||
+      starts_with(bytes, "II+\0"sv) || starts_with(bytes, "MM\0+"sv)) {
+    if (!have_tiff()) fail(name, "TIFF: this build has no libtiff (Debian: libtiff-dev)");
+    return Container::tiff;
+  }
   struct Unsupported {
     std::string_view magic;
     std::string_view format;
@@ -44,8 +51,7 @@ Container detect_container(std::span<const std::uint8_t> bytes, const std::strin
       Unsupported{"P3", "ASCII PPM (P3)"}, Unsupported{"P4", "PBM bitmap (P4)"},
       Unsupported{"P7", "PAM (P7)"},       Unsupported{"GIF8", "GIF"},
       Unsupported{"8BPS", "PSD"},          Unsupported{"#?RADIANCE", "HDR"},
-      Unsupported{"#?RGBE", "HDR"},        Unsupported{"II*\0"sv, "TIFF"},
-      Unsupported{"MM\0*"sv, "TIFF"},      Unsupported{"RIFF", "RIFF (WebP?)"},
+      Unsupported{"#?RGBE", "HDR"},        Unsupported{"RIFF", "RIFF (WebP?)"},
   };
   for (const auto& entry : kUnsupported) {
     if (starts_with(bytes, entry.magic)) {
@@ -63,13 +69,13 @@ void fail(const std::string& name, const std::string& cause) {
 }
 
 void check_image_size(const std::string& name, std::int64_t width, std::int64_t height,
-                      int channels, std::uint64_t max_bytes) {
+                      int channels, std::uint64_t max_bytes, Depth depth) {
   if (width <= 0 || height <= 0) {
     fail(name, "zero dimension (" + std::to_string(width) + "x" + std::to_string(height) + ")");
   }
   const auto w = static_cast<std::uint64_t>(width);
   const auto h = static_cast<std::uint64_t>(height);
-  const auto c = static_cast<std::uint64_t>(channels);
+  const auto c = static_cast<std::uint64_t>(channels) * bytes_per_sample(depth);
   std::uint64_t needed = 0;
   const bool overflow =
       __builtin_mul_overflow(w, h, &needed) || __builtin_mul_overflow(needed, c, &needed);
@@ -97,6 +103,14 @@ bool have_fast_png_decoder() {
 
 bool have_fast_png_encoder() {
 #ifdef PARFILTER_HAVE_ZLIB
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool have_tiff() {
+#ifdef PARFILTER_HAVE_TIFF
   return true;
 #else
   return false;
@@ -132,6 +146,8 @@ Image decode_container(std::span<const std::uint8_t> bytes, const std::string& n
         return decode_jpeg_turbo(bytes, name, options);
       }
       return decode_with_stb(bytes, name, options, "JPEG");
+    case Container::tiff:
+      return decode_tiff(bytes, name, options);
     case Container::unknown:
       break;
   }
@@ -141,9 +157,9 @@ Image decode_container(std::span<const std::uint8_t> bytes, const std::string& n
 }  // namespace
 
 Image decoder_image(int width, int height, int channels, std::shared_ptr<SampleAllocator> allocator,
-                    bool map_pages_first) {
-  Image image = Image::uninitialized(width, height, channels, std::move(allocator));
-  if (map_pages_first) detail::prefault_samples(image.data(), image.size_bytes());
+                    bool map_pages_first, Depth depth) {
+  Image image = Image::uninitialized(width, height, channels, depth, std::move(allocator));
+  if (map_pages_first) detail::prefault_samples(image.bytes(), image.size_bytes());
   return image;
 }
 
@@ -152,9 +168,9 @@ Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
   Image image = decode_container(bytes, name, options, path);
   if (!options.allocator || image.allocator() == options.allocator) return image;
   // A decoder that allocates on its own (stb, the general BMP decoder, a turned JPEG).
-  Image moved =
-      Image::uninitialized(image.width(), image.height(), image.channels(), options.allocator);
-  std::copy_n(image.data(), image.size_bytes(), moved.data());
+  Image moved = Image::uninitialized(image.width(), image.height(), image.channels(),
+                                     image.depth(), options.allocator);
+  std::copy_n(image.bytes(), image.size_bytes(), moved.bytes());
   return moved;
 }
 
@@ -191,8 +207,46 @@ void encode_image(const ConstImageView& image, ImageFormat format, const SaveOpt
       break;
     case ImageFormat::tga:
       break;
+    case ImageFormat::pnm:
+      encode_pnm(Image::copy_of(image), name, sink);
+      return;
+    case ImageFormat::tiff:
+      sink(encode_tiff(Image::copy_of(image), options, name));
+      return;
   }
   sink(encode_with_stb(image, format, options, name));
+}
+
+/// encode_image at either depth: 8 bits as above, 16 bits by the formats that hold them.
+void encode_any_depth(const Image& image, ImageFormat format, const SaveOptions& options,
+                      const std::string& name, const ByteSink& sink) {
+  if (image.depth() == Depth::u8) {
+    if (format == ImageFormat::pnm) return encode_pnm(image, name, sink);
+    if (format == ImageFormat::tiff) return sink(encode_tiff(image, options, name));
+    return encode_image(image.view(), format, options, name, CodecPath::fast, sink);
+  }
+  check_format_depth(format, image.depth(), name);
+  if (image.empty()) throw RuntimeError(name + ": cannot save an empty image");
+  switch (format) {
+    case ImageFormat::png:
+#ifdef PARFILTER_HAVE_ZLIB
+      encode_png_banded(image.view_of<std::uint16_t>(), options, sink);
+      return;
+#else
+      throw RuntimeError(name + ": a 16-bit PNG needs zlib (Debian: zlib1g-dev) in this build");
+#endif
+    case ImageFormat::pnm:
+      encode_pnm(image, name, sink);
+      return;
+    case ImageFormat::tiff:
+      sink(encode_tiff(image, options, name));
+      return;
+    case ImageFormat::bmp:
+    case ImageFormat::jpeg:
+    case ImageFormat::tga:
+      break;
+  }
+  throw std::logic_error("encode_any_depth: no 16-bit encoder");
 }
 
 std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat format,
@@ -233,9 +287,93 @@ ImageFormat format_for_path(const std::filesystem::path& path) {
   if (extension == ".bmp") return ImageFormat::bmp;
   if (extension == ".jpg" || extension == ".jpeg") return ImageFormat::jpeg;
   if (extension == ".tga") return ImageFormat::tga;
+  if (extension == ".pgm" || extension == ".ppm" || extension == ".pnm") return ImageFormat::pnm;
+  if (extension == ".tif" || extension == ".tiff") {
+    if (!io::have_tiff()) {
+      throw InputError(path.string() + ": TIFF: this build has no libtiff (Debian: libtiff-dev)");
+    }
+    return ImageFormat::tiff;
+  }
   const std::string shown = extension.empty() ? "none" : "\"" + extension + "\"";
   throw InputError(path.string() + ": unknown output extension " + shown +
-                   " (use .png, .bmp, .jpg, .jpeg or .tga)");
+                   " (use .png, .tif, .tiff, .bmp, .jpg, .jpeg, .tga, .pgm, .ppm or .pnm)");
+}
+
+bool holds_16_bit(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::png:
+    case ImageFormat::pnm:
+    case ImageFormat::tiff:
+      return true;
+    case ImageFormat::bmp:
+    case ImageFormat::jpeg:
+    case ImageFormat::tga:
+      return false;
+  }
+  return false;
+}
+
+std::string_view format_name(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::png:
+      return "PNG";
+    case ImageFormat::bmp:
+      return "BMP";
+    case ImageFormat::jpeg:
+      return "JPEG";
+    case ImageFormat::tga:
+      return "TGA";
+    case ImageFormat::pnm:
+      return "PNM";
+    case ImageFormat::tiff:
+      return "TIFF";
+  }
+  return "?";
+}
+
+void check_format_depth(ImageFormat format, Depth depth, const std::string& name) {
+  if (depth == Depth::u8 || holds_16_bit(format)) return;
+  throw UsageError(name + ": " + std::string(format_name(format)) +
+                   " holds 8-bit samples only and the result is 16-bit: add --depth 8, or save "
+                   "as .png, .tif or .pgm/.ppm");
+}
+
+std::optional<TiffCompression> parse_tiff_compression(std::string_view text) {
+  if (text == "none") return TiffCompression::none;
+  if (text == "lzw") return TiffCompression::lzw;
+  if (text == "deflate") return TiffCompression::deflate;
+  if (text == "packbits") return TiffCompression::packbits;
+  return std::nullopt;
+}
+
+Image convert_depth(const Image& image, Depth depth) {
+  if (image.empty() || image.depth() == depth) return image;
+  constexpr std::uint32_t kScale16 = 257;    // 255 * 257 = 65535
+  constexpr std::uint32_t kTop8 = 255;
+  constexpr std::uint32_t kTop16 = 65535;
+  Image out = Image::uninitialized(image.width(), image.height(), image.channels(), depth);
+  const auto count = image.size_bytes() / bytes_per_sample(image.depth());
+  if (depth == Depth::u16) {
+    const std::uint8_t* in = image.samples<std::uint8_t>();
+    std::uint16_t* to = out.samples<std::uint16_t>();
+    for (std::size_t i = 0; i < count; ++i) to[i] = static_cast<std::uint16_t>(in[i] * kScale16);
+  } else {
+    const std::uint16_t* in = image.samples<std::uint16_t>();
+    std::uint8_t* to = out.samples<std::uint8_t>();
+    for (std::size_t i = 0; i < count; ++i) {
+      to[i] = static_cast<std::uint8_t>((kTop8 * in[i] + kTop16 / 2) / kTop16);
+    }
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
+                                       const SaveOptions& options, const std::string& name) {
+  std::vector<std::uint8_t> bytes;
+  io::encode_any_depth(image, format, options, name, [&](std::span<const std::uint8_t> piece) {
+    bytes.insert(bytes.end(), piece.begin(), piece.end());
+  });
+  return bytes;
 }
 
 std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat format,
@@ -245,9 +383,10 @@ std::vector<std::uint8_t> encode_image(const ConstImageView& image, ImageFormat 
 
 void save_image(const Image& image, const std::filesystem::path& path, const SaveOptions& options) {
   const ImageFormat format = format_for_path(path);
+  check_format_depth(format, image.depth(), path.string());
   io::OutputFile file(path);
-  io::encode_image(image.view(), format, options, path.string(), io::CodecPath::fast,
-                   [&](std::span<const std::uint8_t> piece) { file.write(piece); });
+  io::encode_any_depth(image, format, options, path.string(),
+                       [&](std::span<const std::uint8_t> piece) { file.write(piece); });
   file.commit(options.sync);
 }
 

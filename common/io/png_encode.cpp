@@ -110,11 +110,33 @@ struct Band {
   std::size_t filtered_bytes = 0;
 };
 
+/// Row y of the image as PNG stores it: 8-bit rows as they are, 16-bit ones big-endian (into
+/// `scratch`).
+inline const std::uint8_t* png_row(const ConstImageView& image, int y,
+                                   std::vector<std::uint8_t>& /*scratch*/) {
+  return image.row(y);
+}
+
+inline const std::uint8_t* png_row(const ConstImageView16& image, int y,
+                                   std::vector<std::uint8_t>& scratch) {
+  constexpr int kBitsPerByte = 8;
+  const std::uint16_t* samples = image.row(y);
+  scratch.resize(static_cast<std::size_t>(image.row_samples()) * 2);
+  for (std::ptrdiff_t i = 0; i < image.row_samples(); ++i) {
+    scratch[2 * i] = static_cast<std::uint8_t>(samples[i] >> kBitsPerByte);
+    scratch[2 * i + 1] = static_cast<std::uint8_t>(samples[i]);
+  }
+  return scratch.data();
+}
+
+template <typename Sample>
 class BandEncoder {
  public:
-  BandEncoder(const ConstImageView& image, const SaveOptions& options)
+  BandEncoder(const BasicImageView<const Sample>& image, const SaveOptions& options)
       : image_(image), level_(options.png_level), checkpoint_(options.checkpoint) {
-    row_bytes_ = static_cast<std::size_t>(image.row_samples()) + 1;  // + the filter byte
+    sample_bytes_ = static_cast<std::ptrdiff_t>(sizeof(Sample));
+    // + the filter byte
+    row_bytes_ = static_cast<std::size_t>(image.row_samples() * sample_bytes_) + 1;
     band_rows_ = static_cast<int>(std::max<std::size_t>(1, kBandBytes / row_bytes_));
     bands_ = (image.height() + band_rows_ - 1) / band_rows_;
   }
@@ -130,12 +152,19 @@ class BandEncoder {
             : 0;
     std::vector<std::uint8_t> filtered(static_cast<std::size_t>(last - first + history) *
                                        row_bytes_);
-    PngRowFilter filter(image_.channels(), image_.row_samples(), level_ > 0);
-    for (int y = first - history; y < last; ++y) {
-      const std::uint8_t* above = y > 0 ? image_.row(y - 1) : nullptr;
+    PngRowFilter filter(static_cast<int>(image_.channels() * sample_bytes_),
+                        image_.row_samples() * sample_bytes_, level_ > 0);
+    std::vector<std::uint8_t> above_scratch;
+    std::vector<std::uint8_t> row_scratch;
+    const int begin = first - history;
+    const std::uint8_t* above = begin > 0 ? png_row(image_, begin - 1, above_scratch) : nullptr;
+    for (int y = begin; y < last; ++y) {
+      const std::uint8_t* row = png_row(image_, y, row_scratch);
       filter.filter_row(
-          image_.row(y), above,
-          filtered.data() + static_cast<std::size_t>(y - first + history) * row_bytes_);
+          row, above, filtered.data() + static_cast<std::size_t>(y - first + history) * row_bytes_);
+      // The row becomes the next one's above: its scratch is kept, the other reused.
+      std::swap(above_scratch, row_scratch);
+      above = row == image_row_bytes(y) ? row : above_scratch.data();
       checkpoint_every(checkpoint_, y - first);
     }
     const std::size_t history_bytes = static_cast<std::size_t>(history) * row_bytes_;
@@ -193,9 +222,20 @@ class BandEncoder {
                : Z_HUFFMAN_ONLY;
   }
 
-  ConstImageView image_;
+  /// The image's own bytes of row y for 8 bits (a 16-bit row is always a converted copy).
+  [[nodiscard]] const std::uint8_t* image_row_bytes(int y) const {
+    if constexpr (sizeof(Sample) == 1) {
+      return image_.row(y);
+    } else {
+      (void)y;
+      return nullptr;
+    }
+  }
+
+  BasicImageView<const Sample> image_;
   int level_;
   const Checkpoint& checkpoint_;
+  std::ptrdiff_t sample_bytes_ = 1;
   std::size_t row_bytes_ = 0;
   int band_rows_ = 1;
   int bands_ = 1;
@@ -203,9 +243,12 @@ class BandEncoder {
 
 }  // namespace
 
-void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
-                       const ByteSink& sink) {
-  const BandEncoder encoder(image, options);
+namespace {
+
+template <typename Sample>
+void encode_png_bands(const BasicImageView<const Sample>& image, const SaveOptions& options,
+                      const ByteSink& sink) {
+  const BandEncoder<Sample> encoder(image, options);
   std::vector<Band> bands(static_cast<std::size_t>(encoder.bands()));
   const auto encode_band = [&](std::size_t i) { bands[i] = encoder.encode(static_cast<int>(i)); };
   if (options.parallel_for) {
@@ -222,9 +265,10 @@ void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
   const std::uint8_t color_type = channels == 1   ? kColorTypeGray
                                   : channels == 3 ? kColorTypeRgb
                                                   : kColorTypeRgba;
-  // 8 bits, deflate, adaptive filtering, no interlace.
+  // 8 or 16 bits, deflate, adaptive filtering, no interlace.
+  const auto bit_depth = static_cast<std::uint8_t>(kBitDepth * sizeof(Sample));
   for (const std::uint8_t byte :
-       {kBitDepth, color_type, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}}) {
+       {bit_depth, color_type, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}}) {
     header.push_back(byte);
   }
   put_chunk(head, "IHDR", header.data(), header.size());
@@ -241,6 +285,18 @@ void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
   put_chunk(tail, "IDAT", trailer.data(), trailer.size());
   put_chunk(tail, "IEND", nullptr, 0);
   sink(tail);
+}
+
+}  // namespace
+
+void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
+                       const ByteSink& sink) {
+  encode_png_bands(image, options, sink);
+}
+
+void encode_png_banded(const ConstImageView16& image, const SaveOptions& options,
+                       const ByteSink& sink) {
+  encode_png_bands(image, options, sink);
 }
 
 }  // namespace parfilter::io

@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "codecs.hpp"
 
@@ -63,23 +64,32 @@ struct PnmHeader {
   return std::nullopt;
 }
 
+constexpr std::uint32_t kByteMax = 255;
+constexpr std::uint32_t kWordMax = 65535;
+constexpr int kBitsPerByte = 8;
+
 /// Decodes the samples of a PNM whose header parsed, whose size was checked and whose data is
-/// complete. Samples scale to 0..255: maxval 255 as is, 65535 by the high byte (as 16-bit PNG),
-/// any other maxval as round(255 v / maxval), with v clamped to maxval.
+/// complete. maxval up to 255 gives an 8-bit image, its samples scaled to 0..255 (255 as is,
+/// any other maxval as round(255 v / maxval)); a larger maxval gives a 16-bit image of the
+/// samples as stored (12-bit data stays 0..4095). v is clamped to maxval.
 [[nodiscard]] Image decode_pnm(std::span<const std::uint8_t> bytes, const PnmHeader& header) {
-  constexpr std::uint32_t kByteMax = 255;
-  constexpr std::uint32_t kWordMax = 65535;
-  constexpr int kBitsPerByte = 8;
+  const bool wide = header.bytes_per_sample == 2;
   Image image = Image::uninitialized(static_cast<int>(header.width),
-                                     static_cast<int>(header.height), header.channels);
+                                     static_cast<int>(header.height), header.channels,
+                                     wide ? Depth::u16 : Depth::u8);
   const std::uint8_t* in = bytes.data() + header.data_offset;
-  for (std::size_t i = 0; i < image.size_bytes(); ++i) {
-    std::uint32_t v = *in++;
-    if (header.bytes_per_sample == 2) v = (v << kBitsPerByte) | *in++;
-    v = std::min(v, header.max_value);
-    if (header.max_value == kWordMax) {
-      v >>= kBitsPerByte;
-    } else if (header.max_value != kByteMax) {
+  const std::size_t count = image.size_bytes() / header.bytes_per_sample;
+  if (wide) {
+    std::uint16_t* out = image.samples<std::uint16_t>();
+    for (std::size_t i = 0; i < count; ++i, in += 2) {
+      const std::uint32_t v = (std::uint32_t{in[0]} << kBitsPerByte) | in[1];
+      out[i] = static_cast<std::uint16_t>(std::min(v, header.max_value));
+    }
+    return image;
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint32_t v = std::min<std::uint32_t>(*in++, header.max_value);
+    if (header.max_value != kByteMax) {
       v = (v * kByteMax + header.max_value / 2) / header.max_value;
     }
     image.data()[i] = static_cast<std::uint8_t>(v);
@@ -94,7 +104,8 @@ Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& na
   PnmHeader header;
   if (auto cause = parse_pnm_header(bytes, header)) fail(name, *cause);
   check_image_size(name, static_cast<std::int64_t>(header.width),
-                   static_cast<std::int64_t>(header.height), header.channels, options.max_bytes);
+                   static_cast<std::int64_t>(header.height), header.channels, options.max_bytes,
+                   header.bytes_per_sample == 2 ? Depth::u16 : Depth::u8);
   const std::uint64_t needed =
       header.width * header.height * header.channels * header.bytes_per_sample;
   if (header.data_offset + needed > bytes.size()) {
@@ -102,6 +113,32 @@ Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& na
                    " bytes, the file has " + std::to_string(bytes.size() - header.data_offset));
   }
   return decode_pnm(bytes, header);
+}
+
+void encode_pnm(const Image& image, const std::string& name, const ByteSink& sink) {
+  if (image.channels() == 4) {
+    fail(name, "PNM has no alpha channel: save an RGBA image as .png or .tif");
+  }
+  const bool wide = image.depth() == Depth::u16;
+  const std::string header = std::string(image.channels() == 1 ? "P5" : "P6") + "\n" +
+                             std::to_string(image.width()) + " " + std::to_string(image.height()) +
+                             "\n" + std::to_string(wide ? kWordMax : kByteMax) + "\n";
+  sink(std::span(reinterpret_cast<const std::uint8_t*>(header.data()), header.size()));
+  if (!wide) {
+    sink(std::span(image.bytes(), image.size_bytes()));
+    return;
+  }
+  // Big-endian samples, a row at a time.
+  const ConstImageView16 in = image.view_of<std::uint16_t>();
+  std::vector<std::uint8_t> row(static_cast<std::size_t>(in.row_samples()) * 2);
+  for (int y = 0; y < image.height(); ++y) {
+    const std::uint16_t* samples = in.row(y);
+    for (std::ptrdiff_t i = 0; i < in.row_samples(); ++i) {
+      row[2 * i] = static_cast<std::uint8_t>(samples[i] >> kBitsPerByte);
+      row[2 * i + 1] = static_cast<std::uint8_t>(samples[i]);
+    }
+    sink(row);
+  }
 }
 
 }  // namespace parfilter::io

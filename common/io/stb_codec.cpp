@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "codecs.hpp"
@@ -128,6 +129,25 @@ Image decode_checked(std::span<const std::uint8_t> bytes, const std::string& nam
   return copy_pixels(pixels.get(), width, height, channels);
 }
 
+/// decode_checked for a 16-bit PNG: stb's 16-bit decoder, host-endian samples.
+Image decode_checked_16(std::span<const std::uint8_t> bytes, const std::string& name, int width,
+                        int height, int channels) {
+  int decoded_width = 0;
+  int decoded_height = 0;
+  int file_channels = 0;
+  const std::unique_ptr<stbi_us, void (*)(void*)> pixels(
+      stbi_load_16_from_memory(bytes.data(), static_cast<int>(bytes.size()), &decoded_width,
+                               &decoded_height, &file_channels, channels),
+      &stbi_image_free);
+  if (!pixels) fail(name, "corrupt or truncated PNG (stb_image: " + stb_reason() + ")");
+  if (decoded_width != width || decoded_height != height) {
+    fail(name, "inconsistent PNG dimensions");
+  }
+  Image image = Image::uninitialized(width, height, channels, Depth::u16);
+  std::copy_n(pixels.get(), image.size_bytes() / 2, image.samples<std::uint16_t>());
+  return image;
+}
+
 void append_to_buffer(void* context, void* data, int size) {
   auto* buffer = static_cast<std::vector<std::uint8_t>*>(context);
   const auto* bytes = static_cast<const std::uint8_t*>(data);
@@ -151,6 +171,14 @@ Image decode_with_stb(std::span<const std::uint8_t> bytes, const std::string& na
     check_stb_limit(name, "PNG", stb_png_header_samples(info), kStbPngSampleCap);
     check_stb_limit(name, "PNG", stb_png_buffer_bytes(info, info.channels), kStbBufferCap);
     if (info.incomplete) fail(name, *info.incomplete);
+    constexpr int kSixteenBits = 16;
+    if (info.bit_depth == kSixteenBits) {
+      check_image_size(name, static_cast<std::int64_t>(info.width),
+                       static_cast<std::int64_t>(info.height), info.channels, options.max_bytes,
+                       Depth::u16);
+      return decode_checked_16(bytes, name, static_cast<int>(info.width),
+                               static_cast<int>(info.height), info.channels);
+    }
     return decode_checked(bytes, name, container, static_cast<int>(info.width),
                           static_cast<int>(info.height), info.channels);
   }
@@ -235,6 +263,9 @@ std::vector<std::uint8_t> encode_with_stb(const ConstImageView& image, ImageForm
         buffer.insert(buffer.end(), piece.begin(), piece.end());
       });
       return buffer;
+    case ImageFormat::pnm:
+    case ImageFormat::tiff:
+      throw std::logic_error("encode_with_stb: PNM and TIFF are parfilter's and libtiff's");
   }
   if (ok == 0 || buffer.empty()) throw RuntimeError(name + ": encoding failed");
   return buffer;

@@ -15,6 +15,7 @@
 #include "cpu_batch.hpp"
 #include "cpu_op_steps.hpp"
 #include "parfilter/error.hpp"
+#include "reference_rows.hpp"
 
 namespace parfilter {
 namespace {
@@ -34,6 +35,14 @@ class CpuBackend final : public Backend {
   [[nodiscard]] Availability availability() const override { return {}; }
   [[nodiscard]] int threads() const override { return threads_; }
   [[nodiscard]] bool takes_threads() const override { return takes_threads_; }
+  [[nodiscard]] bool runs_16_bit() const override { return true; }
+
+  OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
+    StageTimes total;
+    OpOutput output = run_cpu_chain_16(*scheduler_, resolve_chain(*this, chain), input, total);
+    if (times != nullptr) *times = total;
+    return output;
+  }
 
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
@@ -65,8 +74,9 @@ class CpuBackend final : public Backend {
     }
     run_images_side_by_side(
         *scheduler_, callbacks,
-        [&](RowScheduler& scheduler, const ConstImageView& input, StageTimes& times) {
-          return run_steps(scheduler, resolved, input, times);
+        [&](RowScheduler& scheduler, const Image& input, StageTimes& times) {
+          return input.depth() == Depth::u8 ? run_steps(scheduler, resolved, input.view(), times)
+                                            : run_cpu_chain_16(scheduler, resolved, input, times);
         });
   }
 
@@ -144,6 +154,28 @@ OpOutput run_cpu_chain(RowScheduler& scheduler, const OpChain& resolved,
     OpOutput next =
         run_cpu_op(scheduler, resolved[i].op, i == 0 ? input : ConstImageView(output.image.view()),
                    resolved[i].params, outputs);
+    StageTimes step;
+    step.compute_ms = elapsed_ms(start);
+    add_stage_times(times, step);
+    output = std::move(next);
+  }
+  return output;
+}
+
+OpOutput run_cpu_chain_16(RowScheduler& scheduler, const OpChain& resolved, const Image& input,
+                          StageTimes& times) {
+  // 16 bits run the spec's own loops (reference_rows.hpp) over the scheduler's blocks, whatever
+  // the variant: every variant gives these bytes.
+  const reference::RowBlocks blocks{
+      scheduler.max_blocks(), [&scheduler](int rows, const std::function<void(RowRange, int)>& fn) {
+        scheduler.for_each_block(rows, fn);
+      }};
+  OpOutput output;
+  times = {};
+  for (std::size_t i = 0; i < resolved.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    OpOutput next = reference::run_scheduled(resolved[i].op, i == 0 ? input : output.image,
+                                             resolved[i].params, blocks);
     StageTimes step;
     step.compute_ms = elapsed_ms(start);
     add_stage_times(times, step);

@@ -27,6 +27,10 @@ namespace parfilter {
                                      const ConstImageView& input, StageTimes& times,
                                      const std::shared_ptr<SampleAllocator>& outputs = {});
 
+/// run_cpu_chain for a 16-bit image.
+[[nodiscard]] OpOutput run_cpu_chain_16(RowScheduler& scheduler, const OpChain& resolved,
+                                        const Image& input, StageTimes& times);
+
 /// A Backend over a scheduler: what serial, pthread and OpenMP each register.
 /// `takes_threads`: whether BackendOptions::threads sets its worker count (not so for serial).
 [[nodiscard]] std::unique_ptr<Backend> make_cpu_backend(std::string name,

@@ -23,7 +23,7 @@ namespace parfilter {
 
 void run_item(RowScheduler& scheduler, BatchItem& item, const ChainOnScheduler& run) {
   try {
-    item.output = run(scheduler, item.input.image.view(), item.times);
+    item.output = run(scheduler, item.input.image, item.times);
   } catch (...) {
     item.failure = std::current_exception();
   }

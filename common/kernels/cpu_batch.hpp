@@ -16,7 +16,7 @@ namespace parfilter {
 
 /// Runs one image through the chain on `scheduler`, filling its stage times.
 using ChainOnScheduler =
-    std::function<OpOutput(RowScheduler& scheduler, const ConstImageView& input, StageTimes&)>;
+    std::function<OpOutput(RowScheduler& scheduler, const Image& input, StageTimes&)>;
 
 /// One input of a batch and what became of it.
 struct BatchItem {

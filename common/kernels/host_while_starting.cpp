@@ -82,8 +82,8 @@ class HostShare {
 
   /// Runs `item` on `scheduler`; returns its compute time.
   double run(RowScheduler& scheduler, BatchItem& item) {
-    run_item(scheduler, item, [&](RowScheduler& s, const ConstImageView& input, StageTimes& t) {
-      return run_cpu_chain(s, chain_, input, t, outputs_);
+    run_item(scheduler, item, [&](RowScheduler& s, const Image& input, StageTimes& t) {
+      return run_cpu_chain(s, chain_, input.view(), t, outputs_);
     });
     item.times.on_host = true;
     return item.times.compute_ms;

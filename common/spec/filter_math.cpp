@@ -20,15 +20,19 @@ __extension__ using UInt128 = unsigned __int128;
 constexpr int kMaxSample = 255;
 
 // ---- a small exact unsigned 256-bit integer, for Otsu's cross-multiplied comparison -------
-constexpr int kWideLimbs = 4;
+// 384 bits: at 16 bits, (N S0 - S W0)^2 W0 W1 reaches 2^272 for N < 2^40.
+constexpr int kWideLimbs = 6;
 constexpr int kLimbBits = 64;
 using Wide = std::array<std::uint64_t, kWideLimbs>;  // little-endian 64-bit limbs
 
 Wide to_wide(UInt128 v) {
-  return {static_cast<std::uint64_t>(v), static_cast<std::uint64_t>(v >> kLimbBits), 0, 0};
+  Wide wide{};
+  wide[0] = static_cast<std::uint64_t>(v);
+  wide[1] = static_cast<std::uint64_t>(v >> kLimbBits);
+  return wide;
 }
 
-/// a * b truncated to 256 bits; callers keep the true product below 2^256.
+/// a * b truncated to 384 bits; callers keep the true product below 2^384.
 Wide multiply(const Wide& a, const Wide& b) {
   Wide result{};
   for (int i = 0; i < kWideLimbs; ++i) {
@@ -49,7 +53,7 @@ bool greater(const Wide& a, const Wide& b) {
   return false;
 }
 
-/// Otsu's exact comparison needs N < 2^40 so that its products stay below 2^256.
+/// Otsu's exact comparison needs N < 2^40 so that its products stay below 2^384.
 constexpr std::uint64_t kMaxOtsuPixels = std::uint64_t{1} << 40;
 
 }  // namespace
@@ -136,57 +140,69 @@ std::uint32_t isqrt_round(std::uint64_t n) {
   return static_cast<std::uint32_t>(r);
 }
 
-std::uint8_t sobel_value(int gx, int gy, SobelOutput output) {
+int sobel_level(int gx, int gy, SobelOutput output, int top) {
   const int ax = std::abs(gx);
   const int ay = std::abs(gy);
   switch (output) {
     case SobelOutput::magnitude: {
       const auto sq = static_cast<std::uint64_t>(ax) * static_cast<std::uint64_t>(ax) +
                       static_cast<std::uint64_t>(ay) * static_cast<std::uint64_t>(ay);
-      return static_cast<std::uint8_t>(
-          std::min<std::uint32_t>(isqrt_round(sq), static_cast<std::uint32_t>(kMaxSample)));
+      return static_cast<int>(
+          std::min<std::uint32_t>(isqrt_round(sq), static_cast<std::uint32_t>(top)));
     }
     case SobelOutput::l1:
-      return static_cast<std::uint8_t>(std::min(ax + ay, kMaxSample));
+      return std::min(ax + ay, top);
     case SobelOutput::dx:
-      return static_cast<std::uint8_t>(std::min(ax, kMaxSample));
+      return std::min(ax, top);
     case SobelOutput::dy:
-      return static_cast<std::uint8_t>(std::min(ay, kMaxSample));
+      return std::min(ay, top);
   }
   return 0;
 }
 
+std::uint8_t sobel_value(int gx, int gy, SobelOutput output) {
+  return static_cast<std::uint8_t>(sobel_level(gx, gy, output, kMaxSample));
+}
+
 // ---- histograms and thresholds -------------------------------------------------------------
-std::array<std::uint8_t, 256> equalize_lut(const HistogramBins& hist) {
-  std::array<std::uint8_t, 256> lut{};
-  for (int v = 0; v < kHistogramBins; ++v) lut[v] = static_cast<std::uint8_t>(v);
+std::vector<std::uint16_t> equalize_levels(std::span<const std::uint64_t> hist) {
+  const int levels = static_cast<int>(hist.size());
+  const auto top = static_cast<UInt128>(levels - 1);
+  std::vector<std::uint16_t> lut(hist.size());
+  for (int v = 0; v < levels; ++v) lut[v] = static_cast<std::uint16_t>(v);
 
   std::uint64_t total = 0;
   for (const auto count : hist) total += count;
   int vmin = 0;
-  while (vmin < kHistogramBins && hist[vmin] == 0) ++vmin;
-  if (vmin == kHistogramBins) return lut;  // empty: identity
+  while (vmin < levels && hist[vmin] == 0) ++vmin;
+  if (vmin == levels) return lut;  // empty: identity
   const std::uint64_t d = total - hist[vmin];
   if (d == 0) return lut;  // one value only: the image is unchanged
 
-  // lut(v) = floor((2 * 255 * c(v) + D) / (2 D)): 255 c(v) / D rounded half up.
+  // lut(v) = floor((2 * T * c(v) + D) / (2 D)): T c(v) / D rounded half up.
   UInt128 c = 0;
-  for (int v = 0; v < kHistogramBins; ++v) {
+  for (int v = 0; v < levels; ++v) {
     if (v > vmin) c += hist[v];
-    lut[v] =
-        v < vmin
-            ? 0
-            : static_cast<std::uint8_t>((2 * kMaxSample * c + d) / (static_cast<UInt128>(2) * d));
+    lut[v] = v < vmin ? 0
+                      : static_cast<std::uint16_t>((2 * top * c + d) / (static_cast<UInt128>(2) * d));
   }
   return lut;
 }
 
-int otsu_threshold(const HistogramBins& hist) {
+std::array<std::uint8_t, 256> equalize_lut(const HistogramBins& hist) {
+  const std::vector<std::uint16_t> levels = equalize_levels(hist);
+  std::array<std::uint8_t, 256> lut{};
+  std::copy(levels.begin(), levels.end(), lut.begin());
+  return lut;
+}
+
+int otsu_threshold(std::span<const std::uint64_t> hist) {
+  const int levels = static_cast<int>(hist.size());
   std::uint64_t n = 0;
   std::uint64_t s = 0;
   int distinct = 0;
   int last_value = 0;
-  for (int v = 0; v < kHistogramBins; ++v) {
+  for (int v = 0; v < levels; ++v) {
     n += hist[v];
     s += hist[v] * static_cast<std::uint64_t>(v);
     if (hist[v] != 0) {
@@ -207,7 +223,7 @@ int otsu_threshold(const HistogramBins& hist) {
   int best_t = -1;
   std::uint64_t w0 = 0;
   std::uint64_t s0 = 0;
-  for (int t = 0; t < kHistogramBins - 1; ++t) {
+  for (int t = 0; t < levels - 1; ++t) {
     w0 += hist[t];
     s0 += hist[t] * static_cast<std::uint64_t>(t);
     const std::uint64_t w1 = n - w0;
@@ -225,22 +241,23 @@ int otsu_threshold(const HistogramBins& hist) {
   return best_t;
 }
 
-int isodata_threshold(const HistogramBins& hist) {
+int isodata_threshold(std::span<const std::uint64_t> hist) {
+  const int levels = static_cast<int>(hist.size());
   // Prefix counts and sums make each round O(1).
-  std::array<std::uint64_t, kHistogramBins> count_upto{};
-  std::array<std::uint64_t, kHistogramBins> sum_upto{};
+  std::vector<std::uint64_t> count_upto(hist.size());
+  std::vector<std::uint64_t> sum_upto(hist.size());
   std::uint64_t n = 0;
   std::uint64_t s = 0;
-  for (int v = 0; v < kHistogramBins; ++v) {
+  for (int v = 0; v < levels; ++v) {
     n += hist[v];
     s += hist[v] * static_cast<std::uint64_t>(v);
     count_upto[v] = n;
     sum_upto[v] = s;
   }
   if (n == 0) return 0;
-  return isodata_rounds<UInt128>(n, s, [&](int t) {
-    return std::pair<UInt128, UInt128>{count_upto[t], sum_upto[t]};
-  });
+  return isodata_rounds<UInt128>(
+      n, s, [&](int t) { return std::pair<UInt128, UInt128>{count_upto[t], sum_upto[t]}; },
+      levels);
 }
 
 // ---- morphology ----------------------------------------------------------------------------

@@ -17,6 +17,14 @@ inline constexpr int kGrayR = 9798;
 inline constexpr int kGrayG = 19235;
 inline constexpr int kGrayB = 3735;
 
+/// The gray value at either depth (at 16 bits the sum reaches 2^31 - 2^16: unsigned).
+[[nodiscard]] constexpr int gray_value(int r, int g, int b) {
+  return static_cast<int>((static_cast<std::uint32_t>(kGrayR * r) +
+                           static_cast<std::uint32_t>(kGrayG * g) +
+                           static_cast<std::uint32_t>(kGrayB * b) + (1U << (kGrayShift - 1))) >>
+                          kGrayShift);
+}
+
 [[nodiscard]] constexpr std::uint8_t gray_of(int r, int g, int b) {
   return static_cast<std::uint8_t>(
       (kGrayR * r + kGrayG * g + kGrayB * b + (1 << (kGrayShift - 1))) >> kGrayShift);
@@ -58,30 +66,43 @@ using GaussianLut = std::array<std::array<std::uint32_t, 256>, kGaussianDistinct
 /// round(sqrt(n)) for n >= 0, exactly, with halves rounded up.
 [[nodiscard]] std::uint32_t isqrt_round(std::uint64_t n);
 
-/// The output sample for gradients gx, gy under `output`, saturated to 255.
+/// The output sample for gradients gx, gy under `output`, saturated to `top` (255 or 65535).
+[[nodiscard]] int sobel_level(int gx, int gy, SobelOutput output, int top);
+
+/// sobel_level at 8 bits.
 [[nodiscard]] std::uint8_t sobel_value(int gx, int gy, SobelOutput output);
 
 // ---- histograms and thresholds -----------------------------------------------------------
-/// The equalization table of docs/FILTERS.md; identity when D = 0.
+// Each takes a histogram of L bins (L = 256 or 65536, the levels of the image's depth); the
+// HistogramBins overloads are the 8-bit ones.
+
+/// The equalization table of docs/FILTERS.md over L levels; identity when D = 0.
+[[nodiscard]] std::vector<std::uint16_t> equalize_levels(std::span<const std::uint64_t> hist);
 [[nodiscard]] std::array<std::uint8_t, 256> equalize_lut(const HistogramBins& hist);
 
 /// Otsu's threshold: maximizes the between-class variance, exactly, smallest t on ties.
 /// A histogram with fewer than two distinct values gives that value (everything is
 /// background); an empty histogram gives 0.
-[[nodiscard]] int otsu_threshold(const HistogramBins& hist);
+[[nodiscard]] int otsu_threshold(std::span<const std::uint64_t> hist);
+[[nodiscard]] inline int otsu_threshold(const HistogramBins& hist) {
+  return otsu_threshold(std::span<const std::uint64_t>(hist));
+}
 
 /// The integer isodata threshold of docs/FILTERS.md. An empty histogram gives 0.
-[[nodiscard]] int isodata_threshold(const HistogramBins& hist);
+[[nodiscard]] int isodata_threshold(std::span<const std::uint64_t> hist);
+[[nodiscard]] inline int isodata_threshold(const HistogramBins& hist) {
+  return isodata_threshold(std::span<const std::uint64_t>(hist));
+}
 
 /// The isodata rounds of docs/FILTERS.md for n > 0 values summing to s, where below(t)
 /// returns {count, sum} of the values <= t. Wide is an unsigned type that holds s * n
 /// exactly (isodata_threshold uses 128 bits; a window of segment --adaptive fits 64). The one
-/// definition of the iteration, for callers that keep their own prefix counts.
+/// definition of the iteration, for callers that keep their own prefix counts. At most L
+/// rounds (`levels`).
 template <typename Wide, typename Below>
-[[nodiscard]] int isodata_rounds(Wide n, Wide s, Below&& below) {
-  constexpr int kMaxRounds = 256;
+[[nodiscard]] int isodata_rounds(Wide n, Wide s, Below&& below, int levels = kHistogramBins) {
   int t = static_cast<int>(s / n);
-  for (int round = 0; round < kMaxRounds; ++round) {
+  for (int round = 0; round < levels; ++round) {
     const auto [w1, s1] = below(t);
     const Wide w2 = n - static_cast<Wide>(w1);
     const Wide s2 = s - static_cast<Wide>(s1);
@@ -94,10 +115,12 @@ template <typename Wide, typename Below>
   return t;
 }
 
-// ---- colour equalization (YCrCb, OpenCV's 8-bit integer conversion) -----------------------
-struct YCrCb {
-  std::uint8_t y, cr, cb;
+// ---- colour equalization (YCrCb, OpenCV's 8- and 16-bit integer conversions) -------------
+template <typename Sample>
+struct BasicYCrCb {
+  Sample y, cr, cb;
 };
+using YCrCb = BasicYCrCb<std::uint8_t>;
 
 // Inline, so that per-pixel kernels (colour equalize) compile them into their loops.
 namespace ycrcb {
@@ -121,30 +144,43 @@ inline constexpr int kMaxSample = 255;
 }
 }  // namespace ycrcb
 
-/// Y alone (at most 255, no saturation needed).
-[[nodiscard]] constexpr std::uint8_t ycrcb_luma(int r, int g, int b) {
-  return static_cast<std::uint8_t>(
-      ycrcb::descale(ycrcb::kR2Y * r + ycrcb::kG2Y * g + ycrcb::kB2Y * b));
+/// Y alone (at most T, no saturation needed). Every term fits 31 bits at 16 bits too.
+template <typename Sample = std::uint8_t>
+[[nodiscard]] constexpr Sample ycrcb_luma(int r, int g, int b) {
+  return static_cast<Sample>(ycrcb::descale(ycrcb::kR2Y * r + ycrcb::kG2Y * g + ycrcb::kB2Y * b));
 }
 
-[[nodiscard]] constexpr YCrCb rgb_to_ycrcb(int r, int g, int b) {
+namespace ycrcb {
+/// The chroma offset: 128 at 8 bits, 32768 at 16 (OpenCV's ColorChannel<T>::half()).
+template <typename Sample>
+inline constexpr int kHalf = (1 << (8 * sizeof(Sample))) / 2;
+template <typename Sample>
+[[nodiscard]] constexpr Sample saturate_to(int v) {
+  constexpr int kTop = (1 << (8 * sizeof(Sample))) - 1;
+  return static_cast<Sample>(v < 0 ? 0 : (v > kTop ? kTop : v));
+}
+}  // namespace ycrcb
+
+template <typename Sample = std::uint8_t>
+[[nodiscard]] constexpr BasicYCrCb<Sample> rgb_to_ycrcb(int r, int g, int b) {
   using namespace ycrcb;
-  const int y = ycrcb_luma(r, g, b);
-  const int chroma_delta = kChromaOffset << kShift;
+  const int y = ycrcb_luma<Sample>(r, g, b);
+  const int chroma_delta = kHalf<Sample> << kShift;
   const int cr = descale((r - y) * kCrFromRMinusY + chroma_delta);
   const int cb = descale((b - y) * kCbFromBMinusY + chroma_delta);
-  return {static_cast<std::uint8_t>(y), saturate(cr), saturate(cb)};
+  return {static_cast<Sample>(y), saturate_to<Sample>(cr), saturate_to<Sample>(cb)};
 }
 
 /// Writes r, g, b.
-constexpr void ycrcb_to_rgb(YCrCb ycc, std::uint8_t* rgb) {
+template <typename Sample>
+constexpr void ycrcb_to_rgb(BasicYCrCb<Sample> ycc, Sample* rgb) {
   using namespace ycrcb;
   const int y = ycc.y;
-  const int cr = ycc.cr - kChromaOffset;
-  const int cb = ycc.cb - kChromaOffset;
-  rgb[0] = saturate(y + descale(cr * kRFromCr));
-  rgb[1] = saturate(y + descale(cb * kGFromCb + cr * kGFromCr));
-  rgb[2] = saturate(y + descale(cb * kBFromCb));
+  const int cr = ycc.cr - kHalf<Sample>;
+  const int cb = ycc.cb - kHalf<Sample>;
+  rgb[0] = saturate_to<Sample>(y + descale(cr * kRFromCr));
+  rgb[1] = saturate_to<Sample>(y + descale(cb * kGFromCb + cr * kGFromCr));
+  rgb[2] = saturate_to<Sample>(y + descale(cb * kBFromCb));
 }
 
 // ---- morphology --------------------------------------------------------------------------

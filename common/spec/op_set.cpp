@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace {
 
 constexpr double kMaxSigma = 1000.0;
 constexpr int kMaxIterations = 10000;
-constexpr int kMaxMinContrast = 256;
+constexpr int kMaxMinContrast = 65536;
 
 using namespace std::string_view_literals;
 // Values the tests (every backend against the reference) and the benchmarks try besides each
@@ -172,8 +173,8 @@ std::optional<BorderMode> parse_border(std::string_view text) {
   if (text.starts_with(kConstant) && text.size() > kConstant.size() &&
       text[kConstant.size()] == ':') {
     const auto value = parse_int(text.substr(kConstant.size() + 1));
-    if (value && *value >= 0 && *value <= 255) {
-      return BorderMode{BorderKind::constant, static_cast<std::uint8_t>(*value)};
+    if (value && *value >= 0 && *value <= top_of(Depth::u16)) {
+      return BorderMode{BorderKind::constant, static_cast<std::uint16_t>(*value)};
     }
   }
   return std::nullopt;
@@ -313,9 +314,16 @@ void set_param(Param param, std::string_view text, OpParams& params) {
       case Param::window:
         params.window = static_cast<int>(value);
         break;
-      default:  // min_contrast, the last numeric one
+      case Param::min_contrast:
         params.min_contrast = static_cast<int>(value);
+        params.min_contrast_given = true;
         break;
+      case Param::border:
+      case Param::sobel_output:
+      case Param::per_channel:
+      case Param::se:
+      case Param::adaptive:
+        throw std::logic_error("set_param: not a number");
     }
     return;
   }
@@ -381,10 +389,34 @@ void validate_params(Op op, const OpParams& params) {
           bad_value(param, to_string(params.se));
         }
         break;
-      default:  // border, sobel_output and the flags hold only valid values
+      case Param::border:  // border, sobel_output and the flags hold only valid values
+      case Param::sobel_output:
+      case Param::per_channel:
+      case Param::adaptive:
         break;
     }
   }
+}
+
+void validate_params(Op op, const OpParams& params, Depth depth) {
+  validate_params(op, params);
+  const int top = top_of(depth);
+  const std::string levels = " (the top of a " + std::to_string(bits_of(depth)) + "-bit image)";
+  if (reads(op, Param::border) && params.border.kind == BorderKind::constant &&
+      params.border.value > top) {
+    throw UsageError("--border " + to_string(params.border) + ": V is above " +
+                     std::to_string(top) + levels);
+  }
+  if (reads(op, Param::min_contrast) && params.adaptive && params.min_contrast > top + 1) {
+    throw UsageError("--min-contrast " + std::to_string(params.min_contrast) + " is above " +
+                     std::to_string(top + 1) + levels);
+  }
+}
+
+OpParams at_depth(const OpParams& params, Depth depth) {
+  OpParams resolved = params;
+  if (depth == Depth::u16 && !params.min_contrast_given) resolved.min_contrast = kMinContrast16;
+  return resolved;
 }
 
 std::string chain_name(const OpChain& chain) {

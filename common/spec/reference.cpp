@@ -4,289 +4,213 @@
 #include "reference.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
-#include <stdexcept>
+#include <functional>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "filter_math.hpp"
+#include "reference_rows.hpp"
 
 namespace parfilter::reference {
 namespace {
 
-constexpr int kMaxSample = 255;
-constexpr int kAlphaChannel = 3;  ///< of a 4-channel image
-constexpr std::uint8_t kForeground = 255;
-constexpr std::uint8_t kBackground = 0;
+using Histogram = std::vector<std::uint64_t>;
 
-/// True for the channels a per-channel filter computes; alpha of RGBA is copied instead.
-bool is_filtered_channel(const Image& img, int c) {
-  return !(img.channels() == 4 && c == kAlphaChannel);
+/// Runs fn(range) on the schedule's blocks.
+void for_rows(const RowBlocks& schedule, int rows, const std::function<void(RowRange)>& fn) {
+  schedule.for_each(rows, [&](RowRange range, int /*block*/) { fn(range); });
 }
 
-/// Sample (x, y, c), where (x, y) may lie outside the image, under a border mode.
-int sample(const Image& img, int x, int y, int c, BorderMode border) {
-  const int bx = border_index(x, img.width(), border.kind);
-  const int by = border_index(y, img.height(), border.kind);
-  if (bx < 0 || by < 0) return border.value;  // only BorderKind::constant gives -1
-  return img.at(bx, by, c);
-}
+/// The spec's ops at one sample type, each loop of reference_rows.hpp run over the schedule.
+template <typename Sample>
+class Ops {
+ public:
+  explicit Ops(const RowBlocks& schedule) : schedule_(schedule) {}
 
-bool inside(const Image& img, int x, int y) {
-  return x >= 0 && x < img.width() && y >= 0 && y < img.height();
-}
-
-/// The gray image: a 1-channel input is its own gray; RGB(A) goes through gray_of (alpha
-/// is ignored).
-Image to_gray(const Image& in) {
-  if (in.channels() == 1) return in;
-  Image out(in.width(), in.height(), 1);
-  for (int y = 0; y < in.height(); ++y) {
-    for (int x = 0; x < in.width(); ++x) {
-      out.at(x, y) = gray_of(in.at(x, y, 0), in.at(x, y, 1), in.at(x, y, 2));
-    }
+  Image image_like(const Image& in, int channels) const {
+    return Image::uninitialized(in.width(), in.height(), channels, kDepthOf<Sample>);
   }
-  return out;
-}
 
-HistogramBins histogram_of_channel(const Image& img, int c) {
-  HistogramBins hist{};
-  for (int y = 0; y < img.height(); ++y) {
-    for (int x = 0; x < img.width(); ++x) ++hist[img.at(x, y, c)];
-  }
-  return hist;
-}
-
-Image threshold_image(const Image& gray, int t) {
-  Image out(gray.width(), gray.height(), 1);
-  for (int y = 0; y < gray.height(); ++y) {
-    for (int x = 0; x < gray.width(); ++x) {
-      out.at(x, y) = gray.at(x, y) > t ? kForeground : kBackground;
-    }
-  }
-  return out;
-}
-
-// ---- neighbourhood filters ------------------------------------------------------------------
-Image gaussian(const Image& in, const OpParams& params) {
-  const GaussianWeights weights = gaussian_weights(params.sigma);
-  constexpr int kRounding = 1 << (kGaussianShift - 1);
-  Image out(in.width(), in.height(), in.channels());
-  for (int y = 0; y < in.height(); ++y) {
-    for (int x = 0; x < in.width(); ++x) {
-      for (int c = 0; c < in.channels(); ++c) {
-        if (!is_filtered_channel(in, c)) {
-          out.at(x, y, c) = in.at(x, y, c);
-          continue;
-        }
-        int sum = 0;
-        for (int i = 0; i < kGaussianTaps; ++i) {
-          for (int j = 0; j < kGaussianTaps; ++j) {
-            sum += weights.weight(i, j) *
-                   sample(in, x + j - kGaussianRadius, y + i - kGaussianRadius, c, params.border);
-          }
-        }
-        out.at(x, y, c) = static_cast<std::uint8_t>((sum + kRounding) >> kGaussianShift);
-      }
-    }
-  }
-  return out;
-}
-
-Image sobel(const Image& in, const OpParams& params) {
-  const Image gray = to_gray(in);
-  Image out(gray.width(), gray.height(), 1);
-  const auto p = [&](int x, int y) { return sample(gray, x, y, 0, params.border); };
-  for (int y = 0; y < gray.height(); ++y) {
-    for (int x = 0; x < gray.width(); ++x) {
-      // Gx = [-1 0 1; -2 0 2; -1 0 1], Gy = [-1 -2 -1; 0 0 0; 1 2 1].
-      const int gx = (p(x + 1, y - 1) + 2 * p(x + 1, y) + p(x + 1, y + 1)) -
-                     (p(x - 1, y - 1) + 2 * p(x - 1, y) + p(x - 1, y + 1));
-      const int gy = (p(x - 1, y + 1) + 2 * p(x, y + 1) + p(x + 1, y + 1)) -
-                     (p(x - 1, y - 1) + 2 * p(x, y - 1) + p(x + 1, y - 1));
-      out.at(x, y) = sobel_value(gx, gy, params.sobel_output);
-    }
-  }
-  return out;
-}
-
-Image sharpen(const Image& in, const OpParams& params) {
-  constexpr int kCentreWeight = 5;
-  Image out(in.width(), in.height(), in.channels());
-  for (int y = 0; y < in.height(); ++y) {
-    for (int x = 0; x < in.width(); ++x) {
-      for (int c = 0; c < in.channels(); ++c) {
-        if (!is_filtered_channel(in, c)) {
-          out.at(x, y, c) = in.at(x, y, c);
-          continue;
-        }
-        const auto p = [&](int xx, int yy) { return sample(in, xx, yy, c, params.border); };
-        const int v =
-            kCentreWeight * p(x, y) - p(x, y - 1) - p(x, y + 1) - p(x - 1, y) - p(x + 1, y);
-        out.at(x, y, c) = static_cast<std::uint8_t>(std::clamp(v, 0, kMaxSample));
-      }
-    }
-  }
-  return out;
-}
-
-// ---- histograms and thresholds ---------------------------------------------------------------
-std::vector<HistogramBins> histograms(const Image& in, const OpParams& params) {
-  if (!params.per_channel) return {histogram_of_channel(to_gray(in), 0)};
-  std::vector<HistogramBins> result;
-  for (int c = 0; c < in.channels(); ++c) result.push_back(histogram_of_channel(in, c));
-  return result;
-}
-
-Image equalize(const Image& in) {
-  if (in.channels() == 1) {
-    const auto lut = equalize_lut(histogram_of_channel(in, 0));
-    Image out(in.width(), in.height(), 1);
-    for (int y = 0; y < in.height(); ++y) {
-      for (int x = 0; x < in.width(); ++x) out.at(x, y) = lut[in.at(x, y)];
-    }
+  /// A 1-channel input is its own gray.
+  Image gray(const Image& in) const {
+    if (in.channels() == 1) return in;
+    Image out = image_like(in, 1);
+    for_rows(schedule_, in.height(),
+             [&](RowRange rows) { gray_rows(in_view(in), out_view(out), rows); });
     return out;
   }
-  // Colour: equalize the Y of YCrCb, keep Cr and Cb, convert back; alpha is copied.
-  HistogramBins hist{};
-  for (int y = 0; y < in.height(); ++y) {
-    for (int x = 0; x < in.width(); ++x) {
-      ++hist[rgb_to_ycrcb(in.at(x, y, 0), in.at(x, y, 1), in.at(x, y, 2)).y];
-    }
+
+  Histogram histogram(const Image& in, int channel) const {
+    return counted(in, [&](RowRange rows, std::span<std::uint64_t> hist) {
+      histogram_rows(in_view(in), channel, rows, hist);
+    });
   }
-  const auto lut = equalize_lut(hist);
-  Image out = in;
-  for (int y = 0; y < in.height(); ++y) {
-    for (int x = 0; x < in.width(); ++x) {
-      YCrCb ycc = rgb_to_ycrcb(in.at(x, y, 0), in.at(x, y, 1), in.at(x, y, 2));
-      ycc.y = lut[ycc.y];
-      ycrcb_to_rgb(ycc, &out.at(x, y, 0));
-    }
+
+  Histogram luma_histogram(const Image& in) const {
+    return counted(in, [&](RowRange rows, std::span<std::uint64_t> hist) {
+      luma_histogram_rows(in_view(in), rows, hist);
+    });
   }
-  return out;
+
+  Image gaussian(const Image& in, const OpParams& params) const {
+    const GaussianWeights weights = gaussian_weights(params.sigma);
+    return same_shape(in, [&](RowRange rows, const Image& out) {
+      gaussian_rows(in_view(in), out_view(out), rows, weights, params.border);
+    });
+  }
+
+  Image sobel(const Image& in, const OpParams& params) const {
+    const Image g = gray(in);
+    return same_shape(g, [&](RowRange rows, const Image& out) {
+      sobel_rows(in_view(g), out_view(out), rows, params.border, params.sobel_output);
+    });
+  }
+
+  Image sharpen(const Image& in, const OpParams& params) const {
+    return same_shape(in, [&](RowRange rows, const Image& out) {
+      sharpen_rows(in_view(in), out_view(out), rows, params.border);
+    });
+  }
+
+  Image equalize(const Image& in) const {
+    if (in.channels() == 1) {
+      const std::vector<std::uint16_t> lut = equalize_levels(histogram(in, 0));
+      return same_shape(in, [&](RowRange rows, const Image& out) {
+        lut_rows(in_view(in), out_view(out), rows, lut);
+      });
+    }
+    // Colour: equalize the Y of YCrCb, keep Cr and Cb, convert back; alpha is copied.
+    const std::vector<std::uint16_t> lut = equalize_levels(luma_histogram(in));
+    return same_shape(in, [&](RowRange rows, const Image& out) {
+      equalize_color_rows(in_view(in), out_view(out), rows, lut);
+    });
+  }
+
+  Image threshold(const Image& g, int t) const {
+    return same_shape(g, [&](RowRange rows, const Image& out) {
+      threshold_rows(in_view(g), out_view(out), rows, t);
+    });
+  }
+
+  Image adaptive_segment(const Image& g, const OpParams& params, int global_t) const {
+    return same_shape(g, [&](RowRange rows, const Image& out) {
+      adaptive_segment_rows(in_view(g), out_view(out), rows, params.window, params.min_contrast,
+                            global_t);
+    });
+  }
+
+  /// The op's erosions and dilations in turn (morphology_steps: FILTERS.md's order, each
+  /// --iterations times).
+  Image morphology(Op op, const Image& in, const OpParams& params) const {
+    const StructuringElement se = make_structuring_element(params.se);
+    Image current = in;
+    for (const MorphOp step : morphology_steps(op, params.iterations)) {
+      current = same_shape(current, [&](RowRange rows, const Image& out) {
+        morphology_rows(in_view(current), out_view(out), rows, se, step);
+      });
+    }
+    return current;
+  }
+
+  Image pool(const Image& in) const {
+    Image out = Image::uninitialized(pool_extent(in.width()), pool_extent(in.height()),
+                                     in.channels(), kDepthOf<Sample>);
+    for_rows(schedule_, out.height(),
+             [&](RowRange rows) { pool_rows(in_view(in), out_view(out), rows); });
+    return out;
+  }
+
+ private:
+  static In<Sample> in_view(const Image& image) { return image.view_of<Sample>(); }
+  static Out<Sample> out_view(const Image& image) {
+    // The outputs are this class's own new images, written once by disjoint row blocks.
+    return const_cast<Image&>(image).view_of<Sample>();
+  }
+
+  /// A new image of in's shape, its rows from fill(rows, out) over the schedule.
+  template <typename Fill>
+  Image same_shape(const Image& in, Fill&& fill) const {
+    Image out = image_like(in, in.channels());
+    for_rows(schedule_, in.height(), [&](RowRange rows) { fill(rows, out); });
+    return out;
+  }
+
+  /// Counts from count(rows, hist) in one histogram per block, summed.
+  template <typename Count>
+  Histogram counted(const Image& in, Count&& count) const {
+    std::vector<Histogram> per_block(static_cast<std::size_t>(schedule_.blocks),
+                                     Histogram(kLevels<Sample>, 0));
+    schedule_.for_each(in.height(), [&](RowRange rows, int block) {
+      count(rows, std::span<std::uint64_t>(per_block[static_cast<std::size_t>(block)]));
+    });
+    Histogram total(kLevels<Sample>, 0);
+    for (const Histogram& hist : per_block) {
+      for (std::size_t v = 0; v < total.size(); ++v) total[v] += hist[v];
+    }
+    return total;
+  }
+
+  const RowBlocks& schedule_;
+};
+
+/// The histogram result: 256-bin HistogramBins at 8 bits, Histogram of 65536 at 16.
+template <typename Sample>
+void set_histograms(OpOutput& result, std::vector<Histogram> histograms) {
+  if constexpr (kDepthOf<Sample> == Depth::u8) {
+    for (const Histogram& hist : histograms) {
+      HistogramBins bins{};
+      std::copy(hist.begin(), hist.end(), bins.begin());
+      result.histogram.push_back(bins);
+    }
+  } else {
+    result.wide_histogram = std::move(histograms);
+  }
 }
 
-/// Each pixel against the isodata threshold of its window x window neighbourhood (clipped to
-/// the image), or against `global_t` where that window's max - min < min_contrast.
-Image adaptive_segment(const Image& gray, const OpParams& params, int global_t) {
-  const int half = params.window / 2;
-  Image out(gray.width(), gray.height(), 1);
-  for (int y = 0; y < gray.height(); ++y) {
-    for (int x = 0; x < gray.width(); ++x) {
-      HistogramBins hist{};
-      int lo = kMaxSample;
-      int hi = 0;
-      for (int yy = std::max(0, y - half); yy <= std::min(gray.height() - 1, y + half); ++yy) {
-        for (int xx = std::max(0, x - half); xx <= std::min(gray.width() - 1, x + half); ++xx) {
-          const int v = gray.at(xx, yy);
-          ++hist[v];
-          lo = std::min(lo, v);
-          hi = std::max(hi, v);
-        }
-      }
-      const int t = hi - lo < params.min_contrast ? global_t : isodata_threshold(hist);
-      out.at(x, y) = gray.at(x, y) > t ? kForeground : kBackground;
-    }
-  }
-  return out;
-}
-
-// ---- morphology -------------------------------------------------------------------------------
-/// One erosion or dilation: out(x, y) = min (erode) or max (dilate) over the set SE pixels
-/// (i, j) of in(x + i - anchor_x, y + j - anchor_y), skipping pixels outside the image.
-Image morph_once(const Image& in, const StructuringElement& se, MorphOp morph) {
-  Image out(in.width(), in.height(), in.channels());
-  for (int y = 0; y < in.height(); ++y) {
-    for (int x = 0; x < in.width(); ++x) {
-      for (int c = 0; c < in.channels(); ++c) {
-        if (!is_filtered_channel(in, c)) {
-          out.at(x, y, c) = in.at(x, y, c);
-          continue;
-        }
-        int best = morph == MorphOp::erode ? kMaxSample : 0;  // the neutral value
-        for (int j = 0; j < se.height; ++j) {
-          for (int i = 0; i < se.width; ++i) {
-            const int xx = x + i - se.anchor_x;
-            const int yy = y + j - se.anchor_y;
-            if (!se.at(i, j) || !inside(in, xx, yy)) continue;
-            const int v = in.at(xx, yy, c);
-            best = morph == MorphOp::erode ? std::min(best, v) : std::max(best, v);
-          }
-        }
-        out.at(x, y, c) = static_cast<std::uint8_t>(best);
-      }
-    }
-  }
-  return out;
-}
-
-/// The op's erosions and dilations in turn (morphology_steps: FILTERS.md's order, each
-/// --iterations times); a non-morphology op has none and throws there.
-Image morphology(Op op, const Image& in, const OpParams& params) {
-  const StructuringElement se = make_structuring_element(params.se);
-  Image out = in;
-  for (const MorphOp step : morphology_steps(op, params.iterations))
-    out = morph_once(out, se, step);
-  return out;
-}
-
-// ---- pooling ----------------------------------------------------------------------------------
-Image pool(const Image& in) {
-  constexpr int kPool = 2;
-  Image out((in.width() + 1) / kPool, (in.height() + 1) / kPool, in.channels());
-  for (int y = 0; y < out.height(); ++y) {
-    for (int x = 0; x < out.width(); ++x) {
-      for (int c = 0; c < in.channels(); ++c) {
-        int best = 0;
-        for (int dy = 0; dy < kPool; ++dy) {
-          for (int dx = 0; dx < kPool; ++dx) {
-            const int xx = kPool * x + dx;
-            const int yy = kPool * y + dy;
-            if (inside(in, xx, yy)) best = std::max<int>(best, in.at(xx, yy, c));
-          }
-        }
-        out.at(x, y, c) = static_cast<std::uint8_t>(best);
-      }
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-OpOutput run(Op op, const Image& input, const OpParams& params) {
-  validate_params(op, params);
+template <typename Sample>
+OpOutput run_at_depth(Op op, const Image& input, const OpParams& params,
+                      const RowBlocks& schedule) {
+  const Ops<Sample> ops(schedule);
   OpOutput result;
   switch (op) {
     case Op::gray:
-      result.image = to_gray(input);
+      result.image = ops.gray(input);
       break;
     case Op::gaussian:
-      result.image = gaussian(input, params);
+      result.image = ops.gaussian(input, params);
       break;
     case Op::sobel:
-      result.image = sobel(input, params);
+      result.image = ops.sobel(input, params);
       break;
     case Op::sharpen:
-      result.image = sharpen(input, params);
+      result.image = ops.sharpen(input, params);
       break;
-    case Op::histogram:
-      result.histogram = histograms(input, params);
+    case Op::histogram: {
+      std::vector<Histogram> histograms;
+      if (params.per_channel) {
+        for (int c = 0; c < input.channels(); ++c) histograms.push_back(ops.histogram(input, c));
+      } else {
+        histograms.push_back(ops.histogram(ops.gray(input), 0));
+      }
+      set_histograms<Sample>(result, std::move(histograms));
       break;
+    }
     case Op::equalize:
-      result.image = equalize(input);
+      result.image = ops.equalize(input);
       break;
     case Op::otsu: {
-      const Image gray = to_gray(input);
-      const int t = otsu_threshold(histogram_of_channel(gray, 0));
-      result.image = threshold_image(gray, t);
+      const Image g = ops.gray(input);
+      const int t = otsu_threshold(ops.histogram(g, 0));
+      result.image = ops.threshold(g, t);
       result.threshold = t;
       break;
     }
     case Op::segment: {
-      const Image gray = to_gray(input);
-      const int t = isodata_threshold(histogram_of_channel(gray, 0));
-      result.image = params.adaptive ? adaptive_segment(gray, params, t) : threshold_image(gray, t);
+      const Image g = ops.gray(input);
+      const int t = isodata_threshold(ops.histogram(g, 0));
+      result.image = params.adaptive ? ops.adaptive_segment(g, params, t) : ops.threshold(g, t);
       result.threshold = t;
       break;
     }
@@ -294,13 +218,33 @@ OpOutput run(Op op, const Image& input, const OpParams& params) {
     case Op::dilate:
     case Op::open:
     case Op::close:
-      result.image = morphology(op, input, params);
+      result.image = ops.morphology(op, input, params);
       break;
     case Op::pool:
-      result.image = pool(input);
+      result.image = ops.pool(input);
       break;
   }
   return result;
+}
+
+}  // namespace
+
+RowBlocks one_block() {
+  return {1, [](int rows, const std::function<void(RowRange, int)>& fn) {
+            if (rows > 0) fn(RowRange{0, rows}, 0);
+          }};
+}
+
+OpOutput run_scheduled(Op op, const Image& input, const OpParams& params,
+                       const RowBlocks& schedule) {
+  validate_params(op, params, input.depth());
+  const OpParams resolved = at_depth(params, input.depth());
+  return input.depth() == Depth::u8 ? run_at_depth<std::uint8_t>(op, input, resolved, schedule)
+                                    : run_at_depth<std::uint16_t>(op, input, resolved, schedule);
+}
+
+OpOutput run(Op op, const Image& input, const OpParams& params) {
+  return run_scheduled(op, input, params, one_block());
 }
 
 OpOutput run_chain(const OpChain& chain, const Image& input) {

@@ -32,7 +32,8 @@ std::optional<parfilter::Image> load(std::span<const std::uint8_t> bytes, std::u
     parfilter::Image image = parfilter::io::decode_image(bytes, kInputName, options, path);
     check(image.width() > 0 && image.height() > 0);
     check(image.channels() == 1 || image.channels() == 3 || image.channels() == 4);
-    check(image.size_bytes() == static_cast<std::uint64_t>(image.stride()) * image.height());
+    check(image.size_bytes() == static_cast<std::uint64_t>(image.stride()) * image.height() *
+                                    parfilter::bytes_per_sample(image.depth()));
     check(image.size_bytes() <= limit);
     return image;
   } catch (const parfilter::InputError& e) {

@@ -102,7 +102,7 @@ struct Batch {
 
   /// The "chain": records how many images compute at once; the threshold names the input.
   ChainOnScheduler run() {
-    return [this](RowScheduler& scheduler, const ConstImageView& input, StageTimes&) {
+    return [this](RowScheduler& scheduler, const Image& input, StageTimes&) {
       EXPECT_EQ(scheduler.max_blocks(), size_hint_side_by_side() ? 1 : kBlocks);
       const int now = ++computing;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -113,7 +113,7 @@ struct Batch {
       }
       --computing;
       OpOutput out;
-      out.threshold = static_cast<int>(given_index(input));
+      out.threshold = static_cast<int>(given_index(input.view()));
       return out;
     };
   }

@@ -63,6 +63,23 @@ std::filesystem::path shared_dir() { return PARFILTER_SHARED_DIR; }
 
 Image load_data_image(const std::string& name) { return load_image(data_dir() / name); }
 
+Image synthetic_image_16(int width, int height, int channels, std::uint32_t seed,
+                         int significant_bits) {
+  constexpr int kBitsPerByte = 8;
+  const Image structure = synthetic_image(width, height, channels, seed);
+  const Image low = noise_image(width, height, channels, seed + 1);
+  Image image(width, height, channels, Depth::u16);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      for (int c = 0; c < channels; ++c) {
+        const int v = (structure.at(x, y, c) << kBitsPerByte) | low.at(x, y, c);
+        image.set_sample(x, y, c, v >> (bits_of(Depth::u16) - significant_bits));
+      }
+    }
+  }
+  return image;
+}
+
 ::testing::AssertionResult same_output(const OpOutput& expected, const OpOutput& actual) {
   if (expected.threshold != actual.threshold) {
     return ::testing::AssertionFailure()
@@ -83,6 +100,9 @@ Image load_data_image(const std::string& name) { return load_image(data_dir() / 
       }
     }
   }
+  if (expected.wide_histogram != actual.wide_histogram) {
+    return ::testing::AssertionFailure() << "16-bit histograms differ";
+  }
   return same_image(expected.image, actual.image);
 }
 
@@ -94,13 +114,18 @@ Image load_data_image(const std::string& name) { return load_image(data_dir() / 
            << expected.channels() << ", got " << actual.width() << "x" << actual.height() << "x"
            << actual.channels();
   }
+  if (expected.depth() != actual.depth()) {
+    return ::testing::AssertionFailure() << "depth differs: expected "
+                                         << bits_of(expected.depth()) << " bits, got "
+                                         << bits_of(actual.depth());
+  }
   for (int y = 0; y < expected.height(); ++y) {
     for (int x = 0; x < expected.width(); ++x) {
       for (int c = 0; c < expected.channels(); ++c) {
-        if (expected.at(x, y, c) != actual.at(x, y, c)) {
+        if (expected.sample(x, y, c) != actual.sample(x, y, c)) {
           return ::testing::AssertionFailure()
                  << "first difference at (x=" << x << ", y=" << y << ", c=" << c << "): expected "
-                 << int{expected.at(x, y, c)} << ", got " << int{actual.at(x, y, c)};
+                 << expected.sample(x, y, c) << ", got " << actual.sample(x, y, c);
         }
       }
     }

@@ -16,6 +16,11 @@ namespace parfilter::test {
 /// morphology and the adaptive segment's flat-background rule), edges and noise.
 [[nodiscard]] Image synthetic_image(int width, int height, int channels, std::uint32_t seed);
 
+/// A 16-bit image with synthetic_image's structure in its high byte and noise in its low one
+/// (content in every bit), shifted down to `significant_bits` (12: camera data, 0..4095).
+[[nodiscard]] Image synthetic_image_16(int width, int height, int channels, std::uint32_t seed,
+                                       int significant_bits = 16);
+
 /// Uniform noise, every sample independent.
 [[nodiscard]] Image noise_image(int width, int height, int channels, std::uint32_t seed);
 

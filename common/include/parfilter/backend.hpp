@@ -178,6 +178,14 @@ class Backend {
   virtual OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
                              StageTimes* times = nullptr);
 
+  /// Whether run_chain_16 runs the 16-bit spec of docs/FILTERS.md. Every backend runs 8-bit
+  /// images (run, run_chain); one without 16 bits refuses such an image before it is run.
+  [[nodiscard]] virtual bool runs_16_bit() const { return false; }
+  /// Runs the chain on a 16-bit image (input.depth() == Depth::u16): every output has that
+  /// depth. The default throws UsageError: the backend runs 8-bit images only.
+  virtual OpOutput run_chain_16(const OpChain& chain, const Image& input,
+                                StageTimes* times = nullptr);
+
   /// Runs the chain on every input callbacks.next gives, handing each result to
   /// callbacks.done (or its failure to callbacks.failed) in input order. The default runs them
   /// one after another through run_chain(); a device backend may overlap one input's upload
@@ -207,6 +215,13 @@ struct BackendInfo {
 /// name throws UsageError listing the valid ones.
 [[nodiscard]] std::string resolve_variant(const Backend& backend, Op op,
                                           const std::string& requested);
+
+/// UsageError, naming `--depth 8`, when `backend` does not run images of `depth`.
+void check_depth(const Backend& backend, Depth depth);
+
+/// run_chain or run_chain_16, by the image's depth.
+OpOutput run_chain_on(Backend& backend, const OpChain& chain, const Image& input,
+                      StageTimes* times = nullptr);
 
 /// The chain validated, each step's variant resolved for `backend`; throws UsageError.
 [[nodiscard]] OpChain resolve_chain(const Backend& backend, OpChain chain);

@@ -21,4 +21,10 @@ namespace parfilter {
 /// format of the extension. Throws InputError for an unknown extension.
 void save_histogram(std::span<const HistogramBins> histograms, const std::filesystem::path& path);
 
+/// The same for an op's output at either depth: a 16-bit histogram's CSV has 65536 data rows,
+/// and its chart draws 256 levels per bar.
+[[nodiscard]] std::string histogram_csv(const OpOutput& output);
+[[nodiscard]] Image histogram_chart(const OpOutput& output);
+void save_histogram(const OpOutput& output, const std::filesystem::path& path);
+
 }  // namespace parfilter

@@ -131,6 +131,21 @@ class BasicImageView {
 
 using ImageView = BasicImageView<std::uint8_t>;
 using ConstImageView = BasicImageView<const std::uint8_t>;
+using ImageView16 = BasicImageView<std::uint16_t>;
+using ConstImageView16 = BasicImageView<const std::uint16_t>;
+
+/// Bits per sample. docs/FILTERS.md states every op at both depths.
+enum class Depth : std::uint8_t { u8, u16 };
+
+[[nodiscard]] constexpr int bits_of(Depth depth) { return depth == Depth::u8 ? 8 : 16; }
+[[nodiscard]] constexpr std::size_t bytes_per_sample(Depth depth) {
+  return depth == Depth::u8 ? 1 : 2;
+}
+/// The largest sample value, T = 2^bits - 1.
+[[nodiscard]] constexpr int top_of(Depth depth) { return depth == Depth::u8 ? 255 : 65535; }
+/// The sample type of a depth, and the depth of a sample type.
+template <typename Sample>
+inline constexpr Depth kDepthOf = sizeof(Sample) == 1 ? Depth::u8 : Depth::u16;
 
 /// Where an image's samples live when not in ordinary heap memory: a device backend's pool of
 /// page-locked buffers, which its transfers read and write at bus speed. allocate throws
@@ -154,14 +169,16 @@ struct SampleDeleter {
 };
 }  // namespace detail
 
-/// An owning image: 8-bit samples, 1 (gray), 3 (RGB) or 4 (RGBA) interleaved channels,
-/// rows stored top to bottom without padding.
+/// An owning image: 8- or 16-bit samples (native byte order), 1 (gray), 3 (RGB) or 4 (RGBA)
+/// interleaved channels, rows stored top to bottom without padding. The 8-bit accessors
+/// (data, row, at, view) are for 8-bit images; samples<S>, view_of<S> and sample() for
+/// either depth.
 class Image {
  public:
   Image() = default;
   /// A zero-filled image. Throws std::invalid_argument for a non-positive size or a channel
   /// count other than 1, 3 or 4, and std::length_error when the buffer size overflows.
-  Image(int width, int height, int channels);
+  Image(int width, int height, int channels, Depth depth = Depth::u8);
   /// A copy owns its samples in ordinary heap memory, whatever the original's allocator.
   Image(const Image& other);
   Image& operator=(const Image& other);
@@ -175,6 +192,8 @@ class Image {
   /// checks and exceptions as the zero-filled constructor. With `allocator`, the samples come
   /// from it (and go back to it when the image is destroyed).
   [[nodiscard]] static Image uninitialized(int width, int height, int channels,
+                                           std::shared_ptr<SampleAllocator> allocator = {});
+  [[nodiscard]] static Image uninitialized(int width, int height, int channels, Depth depth,
                                            std::shared_ptr<SampleAllocator> allocator = {});
 
   /// This image's buffer as an uninitialized image of another shape, when it holds enough
@@ -190,38 +209,89 @@ class Image {
   [[nodiscard]] int width() const { return width_; }
   [[nodiscard]] int height() const { return height_; }
   [[nodiscard]] int channels() const { return channels_; }
+  [[nodiscard]] Depth depth() const { return depth_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
+  /// Samples (not bytes) from one row's start to the next's.
   [[nodiscard]] std::ptrdiff_t stride() const {
     return static_cast<std::ptrdiff_t>(width_) * channels_;
   }
   [[nodiscard]] std::size_t size_bytes() const { return size_; }
 
-  [[nodiscard]] std::uint8_t* data() { return samples_.get(); }
-  [[nodiscard]] const std::uint8_t* data() const { return samples_.get(); }
-  [[nodiscard]] std::uint8_t* row(int y) { return samples_.get() + y * stride(); }
-  [[nodiscard]] const std::uint8_t* row(int y) const { return samples_.get() + y * stride(); }
+  /// The bytes of the samples, either depth.
+  [[nodiscard]] std::uint8_t* bytes() { return samples_.get(); }
+  [[nodiscard]] const std::uint8_t* bytes() const { return samples_.get(); }
+
+  [[nodiscard]] std::uint8_t* data() { return samples<std::uint8_t>(); }
+  [[nodiscard]] const std::uint8_t* data() const { return samples<std::uint8_t>(); }
+  [[nodiscard]] std::uint8_t* row(int y) { return data() + y * stride(); }
+  [[nodiscard]] const std::uint8_t* row(int y) const { return data() + y * stride(); }
   [[nodiscard]] std::uint8_t& at(int x, int y, int c = 0) { return row(y)[x * channels_ + c]; }
   [[nodiscard]] std::uint8_t at(int x, int y, int c = 0) const { return row(y)[x * channels_ + c]; }
 
+  /// The samples as `Sample`, which must match depth().
+  template <typename Sample>
+  [[nodiscard]] Sample* samples() {
+    assert(empty() || kDepthOf<Sample> == depth_);
+    return reinterpret_cast<Sample*>(samples_.get());
+  }
+  template <typename Sample>
+  [[nodiscard]] const Sample* samples() const {
+    assert(empty() || kDepthOf<Sample> == depth_);
+    return reinterpret_cast<const Sample*>(samples_.get());
+  }
+  /// Sample (x, y, c) at either depth.
+  [[nodiscard]] int sample(int x, int y, int c = 0) const {
+    const std::ptrdiff_t i = y * stride() + static_cast<std::ptrdiff_t>(x) * channels_ + c;
+    return depth_ == Depth::u8 ? samples<std::uint8_t>()[i] : samples<std::uint16_t>()[i];
+  }
+  void set_sample(int x, int y, int c, int value) {
+    const std::ptrdiff_t i = y * stride() + static_cast<std::ptrdiff_t>(x) * channels_ + c;
+    if (depth_ == Depth::u8) {
+      samples<std::uint8_t>()[i] = static_cast<std::uint8_t>(value);
+    } else {
+      samples<std::uint16_t>()[i] = static_cast<std::uint16_t>(value);
+    }
+  }
+
   [[nodiscard]] ImageView view() { return view(RowRange{0, height_}); }
   [[nodiscard]] ConstImageView view() const { return view(RowRange{0, height_}); }
-  [[nodiscard]] ImageView view(RowRange rows);
-  [[nodiscard]] ConstImageView view(RowRange rows) const;
+  [[nodiscard]] ImageView view(RowRange rows) { return view_of<std::uint8_t>(rows); }
+  [[nodiscard]] ConstImageView view(RowRange rows) const { return view_of<std::uint8_t>(rows); }
+  /// A view of the samples as `Sample`, which must match depth().
+  template <typename Sample>
+  [[nodiscard]] BasicImageView<Sample> view_of(RowRange rows) {
+    return {samples<Sample>() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
+  }
+  template <typename Sample>
+  [[nodiscard]] BasicImageView<const Sample> view_of(RowRange rows) const {
+    return {samples<Sample>() + rows.begin * stride(), width_, height_, channels_, stride(), rows};
+  }
+  template <typename Sample>
+  [[nodiscard]] BasicImageView<Sample> view_of() {
+    return view_of<Sample>(RowRange{0, height_});
+  }
+  template <typename Sample>
+  [[nodiscard]] BasicImageView<const Sample> view_of() const {
+    return view_of<Sample>(RowRange{0, height_});
+  }
 
   /// A copy of the pixels of a view that addresses every row of its image.
   [[nodiscard]] static Image copy_of(const ConstImageView& full);
+  [[nodiscard]] static Image copy_of(const ConstImageView16& full);
 
-  /// Same size, channels and samples.
+  /// Same size, channels, depth and samples.
   friend bool operator==(const Image& a, const Image& b);
 
  private:
   using SampleDeleter = detail::SampleDeleter;
 
-  Image(int width, int height, int channels, std::shared_ptr<SampleAllocator> allocator);
+  Image(int width, int height, int channels, Depth depth,
+        std::shared_ptr<SampleAllocator> allocator);
 
   int width_ = 0;
   int height_ = 0;
   int channels_ = 0;
+  Depth depth_ = Depth::u8;
   std::size_t size_ = 0;
   std::unique_ptr<std::uint8_t[], SampleDeleter> samples_;
 };

@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parfilter/image.hpp"
@@ -41,8 +43,9 @@ struct LoadOptions {
   bool map_pages_first = false;
 };
 
-/// Loads BMP, PNG, JPEG, TGA or PNM. 16-bit samples keep their high byte; palettes are
-/// expanded (a palette of grays only gives a gray image); gray+alpha becomes RGBA. Throws
+/// Loads BMP, PNG, JPEG, TGA, PNM or TIFF. 16-bit PNG, PNM (maxval over 255) and TIFF give a
+/// 16-bit image; palettes are expanded (a palette of grays only gives a gray image);
+/// gray+alpha becomes RGBA. Throws
 /// InputError("<path>: <cause>") for an unreadable path, a truncated or corrupt file, an unknown
 /// format, a zero dimension or a buffer over the limit, which is checked from the header
 /// before any pixel buffer is allocated. A file larger than twice the limit plus 64 MiB (room
@@ -60,7 +63,20 @@ struct LoadOptions {
                                            const std::string& name,
                                            const LoadOptions& options = {});
 
-enum class ImageFormat { png, bmp, jpeg, tga };
+enum class ImageFormat { png, bmp, jpeg, tga, pnm, tiff };
+
+/// Whether `format` holds 16-bit samples (PNG, PNM, TIFF); the others hold 8 bits only.
+[[nodiscard]] bool holds_16_bit(ImageFormat format);
+/// The format's name in messages ("JPEG").
+[[nodiscard]] std::string_view format_name(ImageFormat format);
+
+/// How a TIFF is compressed (--compression): Deflate and LZW with the horizontal predictor.
+enum class TiffCompression { none, lzw, deflate, packbits };
+[[nodiscard]] std::optional<TiffCompression> parse_tiff_compression(std::string_view text);
+
+/// `image` at `depth`: 8 -> 16 is 257 v, 16 -> 8 is floor((255 v + 32767) / 65535)
+/// (--depth); the image itself when it has that depth.
+[[nodiscard]] Image convert_depth(const Image& image, Depth depth);
 
 /// The save format for a path's extension (case-insensitive .png .bmp .jpg .jpeg .tga), or
 /// throws InputError("<path>: unknown output extension ...").
@@ -87,6 +103,7 @@ using ParallelFor =
 
 struct SaveOptions {
   int png_level = kDefaultPngLevel;
+  TiffCompression tiff_compression = TiffCompression::deflate;
   int jpeg_quality = kDefaultJpegQuality;
   /// Where a PNG's row bands are compressed; empty: on the calling thread. The bytes written
   /// do not depend on it.
@@ -97,6 +114,15 @@ struct SaveOptions {
   bool sync = false;
   Checkpoint checkpoint;
 };
+
+/// Encodes `image` at its depth in `format`: a 16-bit image in a format of 8 bits throws
+/// UsageError naming --depth 8.
+[[nodiscard]] std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
+                                                     const SaveOptions& options,
+                                                     const std::string& name);
+
+/// UsageError when `format` cannot hold samples of `depth`.
+void check_format_depth(ImageFormat format, Depth depth, const std::string& name);
 
 /// Encodes `image` (a view of every row of its image) in `format`. A gray image is written
 /// with one channel in every format (JPEG: with libjpeg-turbo; stb_image_write, the fallback

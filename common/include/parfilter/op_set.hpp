@@ -48,11 +48,12 @@ enum class BorderKind : std::uint8_t {
 
 struct BorderMode {
   BorderKind kind = BorderKind::replicate;
-  std::uint8_t value = 0;  ///< used by BorderKind::constant only
+  std::uint16_t value = 0;  ///< used by BorderKind::constant only, in the image's levels
   friend bool operator==(const BorderMode&, const BorderMode&) = default;
 };
 
-/// Parses "replicate", "reflect101", "constant" or "constant:V" (0 <= V <= 255).
+/// Parses "replicate", "reflect101", "constant" or "constant:V" (0 <= V <= 65535; an 8-bit
+/// image takes V <= 255, validate_params at its depth checks that).
 [[nodiscard]] std::optional<BorderMode> parse_border(std::string_view text);
 [[nodiscard]] std::string to_string(BorderMode border);
 
@@ -89,8 +90,17 @@ struct OpParams {
   int iterations = 1;
   bool adaptive = false;  ///< segment
   int window = 31;        ///< segment --adaptive: odd window size
-  int min_contrast = 15;  ///< segment --adaptive
+  int min_contrast = 15;  ///< segment --adaptive, in the image's levels
+  /// Whether min_contrast was given: if not, a 16-bit image takes kMinContrast16 (at_depth).
+  bool min_contrast_given = false;
 };
+
+/// segment --adaptive's default --min-contrast at 16 bits: 15 * 257, the 8-bit default's level.
+inline constexpr int kMinContrast16 = 15 * 257;
+
+/// params as an image of `depth` takes them: at 16 bits, min_contrast's 16-bit default unless
+/// it was given.
+[[nodiscard]] OpParams at_depth(const OpParams& params, Depth depth);
 
 // ---- the op table: each op and each parameter declared once ----------------------------------
 // The command line's options, their validation, --help, --list, the tests' parameter sets and
@@ -181,6 +191,8 @@ void set_param(Param param, std::string_view text, OpParams& params);
 
 /// Checks every parameter `op` reads against its range; throws UsageError naming the bad one.
 void validate_params(Op op, const OpParams& params);
+/// The same for an image of `depth`: --border constant:V and --min-contrast within 0..T.
+void validate_params(Op op, const OpParams& params, Depth depth);
 
 /// The size and channels of `op`'s image result for an input of this size and channels.
 struct ImageShape {
@@ -220,6 +232,9 @@ void validate_chain(const OpChain& chain);
 struct OpOutput {
   Image image;
   std::vector<HistogramBins> histogram;
+  /// histogram's result for a 16-bit input: 65536 bins each, in the same order (histogram
+  /// is then empty).
+  std::vector<std::vector<std::uint64_t>> wide_histogram;
   std::optional<int> threshold;
 };
 
