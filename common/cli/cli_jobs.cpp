@@ -192,9 +192,9 @@ Image at_job_depth(const Session& s, const Job& job, Image image) {
   if (s.args.depth != 0) {
     image = convert_depth(image, s.args.depth == bits_of(Depth::u16) ? Depth::u16 : Depth::u8);
   }
+  for (const OpStep& step : s.chain) validate_params(step.op, step.params, image.depth());
   if (image.depth() == Depth::u8) return image;
   check_depth(s.backend, image.depth());
-  for (const OpStep& step : s.chain) validate_params(step.op, step.params, image.depth());
   if (!op_info(s.chain.back().op).traits.histogram_result && !job.output.empty()) {
     check_format_depth(format_for_path(job.output), image.depth(), job.output.string());
   }
