@@ -1,8 +1,10 @@
 # parfilter_set_warnings(<target>): the project's warning flags on one target.
 # parfilter_set_library_properties(<target>): the soname version of a library (shared builds).
 function(parfilter_set_warnings target)
+  # A switch over the project's enums lists every value and has no default (a new op, border
+  # or format is then a compile error where it is not handled), in every build.
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Werror=switch>)
   # GCC 12 at -O2/-O3 reports false -Wrestrict errors inside libstdc++ for
   # `"literal" + std::string` (GCC bug 105329, fixed in GCC 13).
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12

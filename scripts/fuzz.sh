@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan, PARFILTER_BUILD_FUZZERS=ON) and runs each for
 # a bounded time, keeping the corpus it grows for the next run. docs/HARDENING.md has the results.
 #
-#   scripts/fuzz.sh [TARGET...]      TARGET: load_image, cli_args (default: both, one after the other)
+#   scripts/fuzz.sh [TARGET...]      TARGET: load_image, load_tiff, cli_args (default: all, one after
+#                                    the other)
 #
 #   FUZZ_SECONDS=600                 run time per target
 #   FUZZ_BUILD_DIR=build-fuzz        the instrumented build
@@ -31,11 +32,11 @@ shared="$root/../shared"
 image_max_len=65536
 
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(load_image cli_args)
+[[ ${#targets[@]} -gt 0 ]] || targets=(load_image load_tiff cli_args)
 for target in "${targets[@]}"; do
   case "$target" in
-    load_image | cli_args) ;;
-    *) echo "fuzz.sh: unknown target '$target' (load_image, cli_args)" >&2 && exit 2 ;;
+    load_image | load_tiff | cli_args) ;;
+    *) echo "fuzz.sh: unknown target '$target' (load_image, load_tiff, cli_args)" >&2 && exit 2 ;;
   esac
 done
 
@@ -79,7 +80,8 @@ for target in "${targets[@]}"; do
   options=(-max_total_time="$seconds" -rss_limit_mb="$rss_mb" -timeout="$timeout_s"
     -print_final_stats=1 -artifact_prefix="$findings/")
   case "$target" in
-    load_image) options+=(-dict="$root/tests/fuzz/dict/image.dict" -max_len="$image_max_len") ;;
+    load_image | load_tiff)
+      options+=(-dict="$root/tests/fuzz/dict/image.dict" -max_len="$image_max_len") ;;
     cli_args) options+=(-dict="$root/tests/fuzz/dict/cli.dict") ;;
   esac
   mapfile -t seeds < <(seed_dirs "$target")

@@ -45,9 +45,10 @@ __device__ __forceinline__ std::uint8_t sobel_value_dev(int gx, int gy, SobelOut
       return static_cast<std::uint8_t>(min(ax + ay, kMaxSample));
     case SobelOutput::dx:
       return static_cast<std::uint8_t>(min(ax, kMaxSample));
-    default:
+    case SobelOutput::dy:
       return static_cast<std::uint8_t>(min(ay, kMaxSample));
   }
+  return 0;  // every output is a case above
 }
 
 /// The gray sample at (x, y) through the border (the border applies to the gray image).
@@ -342,7 +343,7 @@ void launch_multi(const DeviceImage& in, const DeviceImage& out, BorderMode bord
     case SobelOutput::dx:
       launch_multi_out<C, SobelOutput::dx>(in, out, border, edges, stream);
       break;
-    default:
+    case SobelOutput::dy:
       launch_multi_out<C, SobelOutput::dy>(in, out, border, edges, stream);
       break;
   }

@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codecs.hpp"
@@ -81,7 +82,14 @@ int on_error(TIFF* /*tif*/, void* user_data, const char* /*module*/, const char*
   if (file.error.empty()) {
     std::array<char, kMessageBytes> message{};
     std::vsnprintf(message.data(), message.size(), format, args);
-    file.error = message.data();
+    // libtiff's messages may span lines (and quote the file's bytes); the error is one line.
+    constexpr unsigned char kFirstPrintable = 0x20;
+    for (const char c : std::string_view(message.data())) {
+      const bool space = static_cast<unsigned char>(c) < kFirstPrintable;
+      if (space && (file.error.empty() || file.error.back() == ' ')) continue;
+      file.error += space ? ' ' : c;
+    }
+    while (!file.error.empty() && file.error.back() == ' ') file.error.pop_back();
   }
   return 1;  // handled: nothing on stderr
 }
