@@ -1,6 +1,7 @@
 // The MPI backend object: options, availability, and the rank-local scheduler each run uses.
 #include <mpi.h>
 
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -124,18 +125,50 @@ class MpiBackend final : public Backend {
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
     if (node_) return run_chain(OpChain{{op, params}}, input, times);
-    const mpi_detail::Comm& comm = communicator();
-    // Agreed: a rank given parameters the others were not fails them all, none waits.
-    OpParams resolved = params;
-    mpi_detail::on_every_rank(comm, [&] {
-      validate_params(op, params);
-      resolved.variant = resolve_variant(*this, op, params.variant);
-    });
-    return mpi_detail::run_distributed(comm, *scheduler_, op, input, resolved,
-                                       mpi_.result_on_every_rank, times);
+    return run_step({op, params}, input, {}, Depth::u8, times);
+  }
+
+  /// The ranks' own loops run 16 bits; a node backend's slabs are 8-bit.
+  [[nodiscard]] bool runs_16_bit() const override { return !node_; }
+
+  OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
+    check_depth(*this, Depth::u16);
+    if (chain.empty()) throw UsageError("no op to run");
+    OpOutput output;
+    StageTimes total;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      StageTimes step_times;
+      const Image& in = i == 0 ? input : output.image;
+      OpOutput next = run_step(chain[i], {}, in.view_of<std::uint16_t>(), Depth::u16, &step_times);
+      add_stage_times(total, step_times);
+      output = std::move(next);
+    }
+    if (times != nullptr) *times = total;
+    return output;
   }
 
  private:
+  /// One step on every rank at the root's depth (`mine` is this rank's; a rank without an
+  /// image passes either), its parameters agreed valid at that depth before any transfer.
+  OpOutput run_step(const OpStep& step, const ConstImageView& input,
+                    const ConstImageView16& input_16, Depth mine, StageTimes* times) {
+    const mpi_detail::Comm& comm = communicator();
+    const Depth depth = mpi_detail::agree_on_depth(comm, mine);
+    // Agreed: a rank given parameters the others were not fails them all, none waits.
+    OpParams resolved;
+    mpi_detail::on_every_rank(comm, [&] {
+      validate_params(step.op, step.params, depth);
+      resolved = at_depth(step.params, depth);
+      resolved.variant = resolve_variant(*this, step.op, step.params.variant);
+    });
+    if (depth == Depth::u8) {
+      return mpi_detail::run_distributed(comm, *scheduler_, step.op, input, resolved,
+                                         mpi_.result_on_every_rank, times);
+    }
+    return mpi_detail::run_distributed(comm, *scheduler_, step.op, input_16, resolved,
+                                       mpi_.result_on_every_rank, times);
+  }
+
   /// The backend's own duplicate of the communicator, made on the first (collective) run.
   const mpi_detail::Comm& communicator() {
     if (!mpi_running()) throw RuntimeError(availability().reason);

@@ -58,12 +58,6 @@ RowRange intersect(RowRange a, RowRange b) {
   return {begin, std::max(begin, std::min(a.end, b.end))};
 }
 
-/// Address of row `y` in `local`, or its start when the range is empty (count 0).
-std::uint8_t* row_or_start(const ImageView& local, RowRange range) {
-  if (range.empty() || local.rows().empty()) return local.first_row();
-  return local.row(range.begin);
-}
-
 /// The halo above (rows needed before the block) and below (after it) of one rank.
 RowRange halo_above(RowRange block, RowRange need) {
   return need.empty() ? RowRange{} : RowRange{need.begin, block.begin};
@@ -133,21 +127,27 @@ void agree_on_failure(const Comm& comm, const std::exception_ptr& failure) {
   throw_failure(described, first);
 }
 
-LocalRows::LocalRows(const Geometry& geometry, RowRange rows) {
+LocalRows::LocalRows(const Geometry& geometry, RowRange rows) : geometry_(geometry), rows_(rows) {
   // Zeroed, not left uninitialized: the pages are touched here, when buffers are allocated,
   // rather than inside the timed scatter and compute (as the root's output Image is).
   if (!rows.empty()) {
     storage_ = std::make_unique<std::uint8_t[]>(
         static_cast<std::size_t>(rows.size() * geometry.row_bytes()));
   }
-  view_ = ImageView(storage_.get(), geometry.width, geometry.height, geometry.channels,
-                    geometry.row_bytes(), rows);
+  first_row_ = storage_.get();
 }
 
-LocalRows LocalRows::borrowing(const ImageView& full, RowRange rows) {
+LocalRows LocalRows::borrowing(Image& full, RowRange rows) {
   LocalRows local;
-  local.view_ = full.slice(rows);
+  local.geometry_ = {full.width(), full.height(), full.channels(), full.depth()};
+  local.rows_ = rows;
+  local.first_row_ = full.bytes() + rows.begin * local.geometry_.row_bytes();
   return local;
+}
+
+std::uint8_t* LocalRows::bytes_at(RowRange range) const {
+  if (range.empty() || rows_.empty()) return first_row_;
+  return first_row_ + (range.begin - rows_.begin) * geometry_.row_bytes();
 }
 
 std::vector<RowRange> blocks_of(int rows, int ranks) {
@@ -167,8 +167,8 @@ std::vector<RowRange> halo_rows(const std::vector<RowRange>& blocks, int above, 
   return needs;
 }
 
-ConstImageView scatter_rows(const Comm& comm, const Geometry& geometry, const ConstImageView& input,
-                            const std::vector<RowRange>& needs, LocalRows& storage) {
+void scatter_row_bytes(const Comm& comm, const Geometry& geometry, const std::uint8_t* root_rows,
+                       const std::vector<RowRange>& needs, LocalRows& storage) {
   const RowType row(geometry);
   if (comm.is_root()) {
     std::vector<int> counts;
@@ -178,17 +178,15 @@ ConstImageView scatter_rows(const Comm& comm, const Geometry& geometry, const Co
       displacements.push_back(need.begin);
     }
     // MPI_IN_PLACE: the root reads its rows straight from the input.
-    MPI_Scatterv(input.first_row(), counts.data(), displacements.data(), row.get(), MPI_IN_PLACE, 0,
+    MPI_Scatterv(root_rows, counts.data(), displacements.data(), row.get(), MPI_IN_PLACE, 0,
                  row.get(), comm.root, comm.comm);
-    return input.slice(needs[static_cast<std::size_t>(comm.rank)]);
+    return;
   }
-  const ImageView local = storage.view();
-  MPI_Scatterv(nullptr, nullptr, nullptr, row.get(), local.first_row(), local.rows().size(),
-               row.get(), comm.root, comm.comm);
-  return local;
+  MPI_Scatterv(nullptr, nullptr, nullptr, row.get(), storage.bytes_at(storage.rows()),
+               storage.rows().size(), row.get(), comm.root, comm.comm);
 }
 
-void gather_rows(const Comm& comm, const Geometry& geometry, const ImageView& local,
+void gather_rows(const Comm& comm, const Geometry& geometry, const LocalRows& local,
                  const std::vector<RowRange>& blocks, Image& out) {
   const RowType row(geometry);
   if (comm.is_root()) {
@@ -198,16 +196,16 @@ void gather_rows(const Comm& comm, const Geometry& geometry, const ImageView& lo
       counts.push_back(block.size());
       displacements.push_back(block.begin);
     }
-    MPI_Gatherv(MPI_IN_PLACE, 0, row.get(), out.data(), counts.data(), displacements.data(),
+    MPI_Gatherv(MPI_IN_PLACE, 0, row.get(), out.bytes(), counts.data(), displacements.data(),
                 row.get(), comm.root, comm.comm);
     return;
   }
   const RowRange block = blocks[static_cast<std::size_t>(comm.rank)];
-  MPI_Gatherv(row_or_start(local, block), block.size(), row.get(), nullptr, nullptr, nullptr,
+  MPI_Gatherv(local.bytes_at(block), block.size(), row.get(), nullptr, nullptr, nullptr,
               row.get(), comm.root, comm.comm);
 }
 
-void exchange_halos(const Comm& comm, const Geometry& geometry, const ImageView& local,
+void exchange_halos(const Comm& comm, const Geometry& geometry, const LocalRows& local,
                     const std::vector<RowRange>& blocks, const std::vector<RowRange>& needs) {
   const RowType row(geometry);
   const int r = comm.rank;
@@ -215,8 +213,8 @@ void exchange_halos(const Comm& comm, const Geometry& geometry, const ImageView&
   const auto above = [&](int rank) { return halo_above(at(blocks, rank), at(needs, rank)); };
   const auto below = [&](int rank) { return halo_below(at(blocks, rank), at(needs, rank)); };
   const auto shift = [&](int to, int from, RowRange send, RowRange receive, int tag) {
-    MPI_Sendrecv(row_or_start(local, send), send.size(), row.get(), rank_or_null(to, comm.size),
-                 tag, row_or_start(local, receive), receive.size(), row.get(),
+    MPI_Sendrecv(local.bytes_at(send), send.size(), row.get(), rank_or_null(to, comm.size), tag,
+                 local.bytes_at(receive), receive.size(), row.get(),
                  rank_or_null(from, comm.size), tag, comm.comm, MPI_STATUS_IGNORE);
   };
   const int farthest = farthest_halo_distance(blocks, needs);
@@ -234,6 +232,15 @@ void allreduce_histograms(const Comm& comm, std::vector<HistogramBins>& hists) {
   static_assert(sizeof(HistogramBins) == kHistogramBins * sizeof(std::uint64_t));
   MPI_Allreduce(MPI_IN_PLACE, hists.data()->data(), static_cast<int>(hists.size()) * kHistogramBins,
                 MPI_UINT64_T, MPI_SUM, comm.comm);
+}
+
+void allreduce_counts(const Comm& comm, std::span<std::uint64_t> counts) {
+  if (counts.size() > static_cast<std::size_t>(INT_MAX)) {
+    throw RuntimeError("a histogram of " + std::to_string(counts.size()) +
+                       " bins is too long for MPI counts");
+  }
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T,
+                MPI_SUM, comm.comm);
 }
 
 }  // namespace parfilter::mpi_detail

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,31 +25,12 @@ using kernels::MorphOp;
 constexpr int kRgbaChannels = 4;
 constexpr double kMsPerSecond = 1000.0;
 
-/// How an op splits over the ranks: rank r computes output rows blocks[r] from input rows
-/// needs[r]. `out` is absent for histogram, which produces no image.
-struct Plan {
-  std::optional<Geometry> out;
-  std::vector<RowRange> blocks;
-  std::vector<RowRange> needs;
-};
-
-/// What one rank computes with: its input rows, the output rows it fills, and its block.
-struct Local {
-  const Comm& comm;
-  RowScheduler& scheduler;
-  Geometry in_geometry;
-  ConstImageView in;  ///< rows needs[rank] of the input
-  ImageView out;      ///< rows blocks[rank] of the output
-  RowRange block;
-};
-
-/// The per-op work of one rank; it returns what the output carries besides the image.
-using Compute = std::function<OpOutput(const Local&)>;
+using Local = LocalRowsOf<std::uint8_t>;
 
 /// The plan of an op whose output rows are its input rows, read with a halo.
 Plan halo_plan(const Geometry& in, int out_channels, RowHalo halo, int ranks) {
   Plan plan;
-  plan.out = Geometry{in.width, in.height, out_channels};
+  plan.out = Geometry{in.width, in.height, out_channels, in.depth};
   plan.blocks = blocks_of(in.height, ranks);
   plan.needs = halo_rows(plan.blocks, halo.above, halo.below, in.height);
   return plan;
@@ -62,8 +44,9 @@ struct LocalGray {
 
 LocalGray local_gray(const Local& local) {
   if (local.in_geometry.channels == 1) return {{}, local.in};
-  LocalGray gray{LocalRows({local.in_geometry.width, local.in_geometry.height, 1}, local.in.rows()),
-                 {}};
+  LocalGray gray{
+      LocalRows({local.in_geometry.width, local.in_geometry.height, 1, Depth::u8}, local.in.rows()),
+      {}};
   gray.view = gray.storage.view();
   gray_pass().run(local.scheduler, local.in, gray.storage.view(), local.in.rows());
   return gray;
@@ -76,7 +59,7 @@ HistogramBins gray_counts(const Local& local, const ConstImageView& gray) {
 }
 
 /// A one-pass op: its pass over the block.
-Compute single_pass(RowPass pass) {
+Compute<std::uint8_t> single_pass(RowPass pass) {
   return [pass = std::move(pass)](const Local& local) {
     on_every_rank(local.comm, [&] { pass.run(local.scheduler, local.in, local.out, local.block); });
     return OpOutput{};
@@ -163,7 +146,7 @@ OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpPar
     on_every_rank(local.comm, [&] {
       (steps[i] == MorphOp::erode ? erode : dilate).run(local.scheduler, src, dst, local.block);
     });
-    if (!last) exchange_halos(local.comm, local.in_geometry, dst, plan.blocks, plan.needs);
+    if (!last) exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
     src = dst;
   }
   return {};
@@ -180,7 +163,7 @@ OpOutput run_pool(const Local& local) {
   return {};
 }
 
-using PlanAndCompute = std::pair<Plan, Compute>;
+using PlanAndCompute = std::pair<Plan, Compute<std::uint8_t>>;
 
 PlanAndCompute plan_sobel(Op /*op*/, const OpParams& params, const Geometry& in, int ranks) {
   return {halo_plan(in, 1, sobel_pass(params).halo, ranks),
@@ -215,7 +198,7 @@ PlanAndCompute plan_morphology(Op op, const OpParams& params, const Geometry& in
 
 PlanAndCompute plan_pool(Op /*op*/, const OpParams& /*params*/, const Geometry& in, int ranks) {
   Plan plan;
-  plan.out = Geometry{pool_extent(in.width), pool_extent(in.height), in.channels};
+  plan.out = Geometry{pool_extent(in.width), pool_extent(in.height), in.channels, in.depth};
   plan.blocks = blocks_of(plan.out->height, ranks);
   for (const RowRange block : plan.blocks) {
     plan.needs.push_back(block.empty() ? RowRange{} : pool_input_rows(block, in.height));
@@ -256,7 +239,8 @@ double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
 
 }  // namespace
 
-Geometry broadcast_geometry(const Comm& comm, const ConstImageView& input) {
+template <typename Sample>
+Geometry broadcast_geometry(const Comm& comm, const BasicImageView<const Sample>& input) {
   int dims[3] = {0, 0, 0};
   on_every_rank(comm, [&] {
     if (!comm.is_root()) return;
@@ -272,15 +256,28 @@ Geometry broadcast_geometry(const Comm& comm, const ConstImageView& input) {
     dims[2] = c;
   });
   MPI_Bcast(dims, 3, MPI_INT, comm.root, comm.comm);
-  return {dims[0], dims[1], dims[2]};
+  return {dims[0], dims[1], dims[2], kDepthOf<Sample>};
+}
+
+template Geometry broadcast_geometry(const Comm&, const ConstImageView&);
+template Geometry broadcast_geometry(const Comm&, const ConstImageView16&);
+
+Depth agree_on_depth(const Comm& comm, Depth root_depth) {
+  int bits = bits_of(root_depth);
+  MPI_Bcast(&bits, 1, MPI_INT, comm.root, comm.comm);
+  return bits == bits_of(Depth::u16) ? Depth::u16 : Depth::u8;
+}
+
+Plan plan_rows(Op op, const OpParams& params, const Geometry& in, int ranks) {
+  return plan_op(op, params, in, ranks).first;
 }
 
 ResultRows allocate_result(const Comm& comm, const std::optional<Geometry>& out, RowRange block) {
   ResultRows result;
   on_every_rank(comm, [&] {
     if (out && comm.is_root()) {
-      result.image = Image::uninitialized(out->width, out->height, out->channels);
-      result.rows = LocalRows::borrowing(result.image.view(), block);
+      result.image = Image::uninitialized(out->width, out->height, out->channels, out->depth);
+      result.rows = LocalRows::borrowing(result.image, block);
     } else if (out) {
       result.rows = LocalRows(*out, block);
     }
@@ -290,14 +287,16 @@ ResultRows allocate_result(const Comm& comm, const std::optional<Geometry>& out,
 
 void gather_result(const Comm& comm, const Geometry& out, const std::vector<RowRange>& blocks,
                    bool result_on_every_rank, ResultRows& result, OpOutput& output) {
-  gather_rows(comm, out, result.rows.view(), blocks, result.image);
+  gather_rows(comm, out, result.rows, blocks, result.image);
   if (result_on_every_rank) {
     on_every_rank(comm, [&] {
       // Every row is broadcast into it.
-      if (!comm.is_root()) result.image = Image::uninitialized(out.width, out.height, out.channels);
+      if (!comm.is_root()) {
+        result.image = Image::uninitialized(out.width, out.height, out.channels, out.depth);
+      }
     });
     const RowType row(out);
-    MPI_Bcast(result.image.data(), out.height, row.get(), comm.root, comm.comm);
+    MPI_Bcast(result.image.bytes(), out.height, row.get(), comm.root, comm.comm);
   }
   if (comm.is_root() || result_on_every_rank) output.image = std::move(result.image);
 }
@@ -315,11 +314,19 @@ void agree_on_times(const Comm& comm, double scatter_ms, double compute_ms, doub
   }
 }
 
+template <typename Sample>
 OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
-                         const ConstImageView& input, const OpParams& params,
+                         const BasicImageView<const Sample>& input, const OpParams& params,
                          bool result_on_every_rank, StageTimes* times) {
   const Geometry in = broadcast_geometry(comm, input);
-  const auto [plan, compute] = plan_op(op, params, in, comm.size);
+  Plan plan;
+  Compute<Sample> compute;
+  if constexpr (kDepthOf<Sample> == Depth::u8) {
+    std::tie(plan, compute) = plan_op(op, params, in, comm.size);
+  } else {
+    plan = plan_rows(op, params, in, comm.size);
+    compute = spec_compute_16(op, params, plan);
+  }
   const auto rank = static_cast<std::size_t>(comm.rank);
   const RowRange block = plan.blocks[rank];
 
@@ -333,11 +340,12 @@ OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
   });
 
   const double scatter_start = MPI_Wtime();
-  const ConstImageView local_in = scatter_rows(comm, in, input, plan.needs, in_rows);
+  const BasicImageView<const Sample> local_in = scatter_rows(comm, in, input, plan.needs, in_rows);
   const double scatter_ms = since_ms(scatter_start);
 
   const double compute_start = MPI_Wtime();
-  OpOutput output = compute(Local{comm, scheduler, in, local_in, result.rows.view(), block});
+  OpOutput output = compute(LocalRowsOf<Sample>{comm, scheduler, in, local_in,
+                                                result.rows.template view_as<Sample>(), block});
   const double compute_ms = since_ms(compute_start);
 
   const double gather_start = MPI_Wtime();
@@ -345,5 +353,10 @@ OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
   agree_on_times(comm, scatter_ms, compute_ms, since_ms(gather_start), times);
   return output;
 }
+
+template OpOutput run_distributed(const Comm&, RowScheduler&, Op, const ConstImageView&,
+                                  const OpParams&, bool, StageTimes*);
+template OpOutput run_distributed(const Comm&, RowScheduler&, Op, const ConstImageView16&,
+                                  const OpParams&, bool, StageTimes*);
 
 }  // namespace parfilter::mpi_detail

@@ -1,6 +1,8 @@
 // Every op distributed over the ranks of a communicator. Not installed.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -11,8 +13,46 @@
 namespace parfilter::mpi_detail {
 
 /// The root's input geometry, checked on the root (an image, a view of every row) and
-/// broadcast. Collective.
-[[nodiscard]] Geometry broadcast_geometry(const Comm& comm, const ConstImageView& input);
+/// broadcast; its depth is the sample type's. Collective.
+template <typename Sample>
+[[nodiscard]] Geometry broadcast_geometry(const Comm& comm,
+                                          const BasicImageView<const Sample>& input);
+
+/// The root's depth on every rank: the first collective of a run, so that every rank takes
+/// the same path whatever image (or none) it was given. Collective.
+[[nodiscard]] Depth agree_on_depth(const Comm& comm, Depth root_depth);
+
+/// How an op splits over the ranks: rank r computes output rows blocks[r] from input rows
+/// needs[r]. `out` is absent for histogram, which produces no image.
+struct Plan {
+  std::optional<Geometry> out;
+  std::vector<RowRange> blocks;
+  std::vector<RowRange> needs;
+};
+
+/// What one rank computes with: its input rows, the output rows it fills, and its block.
+template <typename Sample>
+struct LocalRowsOf {
+  const Comm& comm;
+  RowScheduler& scheduler;
+  Geometry in_geometry;
+  BasicImageView<const Sample> in;  ///< rows needs[rank] of the input
+  BasicImageView<Sample> out;       ///< rows blocks[rank] of the output
+  RowRange block;
+};
+
+/// The per-op work of one rank; it returns what the output carries besides the image.
+template <typename Sample>
+using Compute = std::function<OpOutput(const LocalRowsOf<Sample>&)>;
+
+/// The split of `op` over `ranks` (the same at both depths: the halos are the spec's).
+[[nodiscard]] Plan plan_rows(Op op, const OpParams& params, const Geometry& in, int ranks);
+
+/// The per-rank work of `op` on 16-bit rows: the spec's loops (reference_rows.hpp) on each
+/// block, with the histograms summed and the halos exchanged between the ranks.
+/// params must be validated at 16 bits.
+[[nodiscard]] Compute<std::uint16_t> spec_compute_16(Op op, const OpParams& params,
+                                                     const Plan& plan);
 
 /// Where a rank's output rows go: on the root, rows of the full output image (gathered in
 /// place); elsewhere, a buffer of its block.
@@ -43,8 +83,11 @@ void agree_on_times(const Comm& comm, double scatter_ms, double compute_ms, doub
 /// with compute = the slowest rank's time between scatter and gather, upload = the scatter,
 /// download = the gather (as the root timed them). Throws the same error on every rank when
 /// any rank fails.
+/// At 16 bits (Sample = uint16_t) the ranks run spec_compute_16.
+template <typename Sample>
 [[nodiscard]] OpOutput run_distributed(const Comm& comm, RowScheduler& scheduler, Op op,
-                                       const ConstImageView& input, const OpParams& params,
-                                       bool result_on_every_rank, StageTimes* times);
+                                       const BasicImageView<const Sample>& input,
+                                       const OpParams& params, bool result_on_every_rank,
+                                       StageTimes* times);
 
 }  // namespace parfilter::mpi_detail

@@ -99,7 +99,7 @@ TEST(HaloExchange, FillsHalosTallerThanBlocks) {
           }
         }
       }
-      mpi_detail::exchange_halos(comm, geometry, local.view(), blocks, needs);
+      mpi_detail::exchange_halos(comm, geometry, local, blocks, needs);
       // Counted, not asserted: a rank leaving the loop early would skip the next exchange
       // and leave the others waiting in it.
       int wrong_rows = 0;
