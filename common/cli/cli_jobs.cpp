@@ -315,6 +315,20 @@ std::string json_string(const std::string& text) {
   return out.str();
 }
 
+/// Histograms (256 or 65536 bins each) as a JSON array of arrays.
+template <typename Histograms>
+void json_counts(std::ostream& out, const Histograms& histograms) {
+  out << "[";
+  for (std::size_t h = 0; h < histograms.size(); ++h) {
+    out << (h == 0 ? "[" : ", [");
+    for (std::size_t bin = 0; bin < histograms[h].size(); ++bin) {
+      out << (bin == 0 ? "" : ", ") << histograms[h][bin];
+    }
+    out << "]";
+  }
+  out << "]";
+}
+
 /// One JSON object per job on stdout: what --timing, --print-threshold and a histogram give.
 ReportLine json_report(const Session& s, const Job& job, const OpOutput& output,
                        const std::vector<StageTime>& stages) {
@@ -324,15 +338,12 @@ ReportLine json_report(const Session& s, const Job& job, const OpOutput& output,
       << ", \"ops\": " << json_string(chain_name(s.chain));
   if (s.args.print_threshold && output.threshold) out << ", \"threshold\": " << *output.threshold;
   if (!output.histogram.empty()) {
-    out << ", \"histogram\": [";
-    for (std::size_t h = 0; h < output.histogram.size(); ++h) {
-      out << (h == 0 ? "[" : ", [");
-      for (std::size_t bin = 0; bin < output.histogram[h].size(); ++bin) {
-        out << (bin == 0 ? "" : ", ") << output.histogram[h][bin];
-      }
-      out << "]";
-    }
-    out << "]";
+    out << ", \"histogram\": ";
+    json_counts(out, output.histogram);
+  }
+  if (!output.wide_histogram.empty()) {
+    out << ", \"histogram\": ";
+    json_counts(out, output.wide_histogram);
   }
   if (s.args.timing) {
     out << ", \"timing_ms\": {" << std::fixed << std::setprecision(3);

@@ -109,6 +109,16 @@ TEST_F(CliDeep, HistogramCsvHas65536Rows) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 65536 + 1);
 }
 
+TEST_F(CliDeep, JsonCarriesThe65536Bins) {
+  const fs::path input = deep_input("in.png");
+  const auto r = serial({"histogram", "--json", input.string(), (work_ / "hist.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t start = r.out.find("\"histogram\": [[");
+  ASSERT_NE(start, std::string::npos) << r.out;
+  const std::string bins = r.out.substr(start, r.out.find("]]", start) - start);
+  EXPECT_EQ(std::count(bins.begin(), bins.end(), ','), 65536 - 1);
+}
+
 #ifdef PARFILTER_OPENCL_EXE
 TEST_F(CliDeep, AnEightBitBackendRefusesASixteenBitImage) {
   const fs::path input = deep_input("in.png");
