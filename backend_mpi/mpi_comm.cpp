@@ -201,8 +201,8 @@ void gather_rows(const Comm& comm, const Geometry& geometry, const LocalRows& lo
     return;
   }
   const RowRange block = blocks[static_cast<std::size_t>(comm.rank)];
-  MPI_Gatherv(local.bytes_at(block), block.size(), row.get(), nullptr, nullptr, nullptr,
-              row.get(), comm.root, comm.comm);
+  MPI_Gatherv(local.bytes_at(block), block.size(), row.get(), nullptr, nullptr, nullptr, row.get(),
+              comm.root, comm.comm);
 }
 
 void exchange_halos(const Comm& comm, const Geometry& geometry, const LocalRows& local,
@@ -214,8 +214,8 @@ void exchange_halos(const Comm& comm, const Geometry& geometry, const LocalRows&
   const auto below = [&](int rank) { return halo_below(at(blocks, rank), at(needs, rank)); };
   const auto shift = [&](int to, int from, RowRange send, RowRange receive, int tag) {
     MPI_Sendrecv(local.bytes_at(send), send.size(), row.get(), rank_or_null(to, comm.size), tag,
-                 local.bytes_at(receive), receive.size(), row.get(),
-                 rank_or_null(from, comm.size), tag, comm.comm, MPI_STATUS_IGNORE);
+                 local.bytes_at(receive), receive.size(), row.get(), rank_or_null(from, comm.size),
+                 tag, comm.comm, MPI_STATUS_IGNORE);
   };
   const int farthest = farthest_halo_distance(blocks, needs);
   for (int d = 1; d <= farthest; ++d) {
@@ -239,8 +239,8 @@ void allreduce_counts(const Comm& comm, std::span<std::uint64_t> counts) {
     throw RuntimeError("a histogram of " + std::to_string(counts.size()) +
                        " bins is too long for MPI counts");
   }
-  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T,
-                MPI_SUM, comm.comm);
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
+                comm.comm);
 }
 
 }  // namespace parfilter::mpi_detail

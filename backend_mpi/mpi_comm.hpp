@@ -88,8 +88,12 @@ class LocalRows {
   /// The rows as `Sample`, which must match the geometry's depth.
   template <typename Sample>
   [[nodiscard]] BasicImageView<Sample> view_as() const {
-    return {reinterpret_cast<Sample*>(first_row_), geometry_.width, geometry_.height,
-            geometry_.channels, geometry_.row_samples(), rows_};
+    return {reinterpret_cast<Sample*>(first_row_),
+            geometry_.width,
+            geometry_.height,
+            geometry_.channels,
+            geometry_.row_samples(),
+            rows_};
   }
   [[nodiscard]] RowRange rows() const { return rows_; }
   /// The bytes of row y, or of the first row when `range` or the rows are empty (count 0).
@@ -124,8 +128,8 @@ template <typename Sample>
                                                         const BasicImageView<const Sample>& input,
                                                         const std::vector<RowRange>& needs,
                                                         LocalRows& storage) {
-  scatter_row_bytes(comm, geometry, reinterpret_cast<const std::uint8_t*>(input.first_row()),
-                    needs, storage);
+  scatter_row_bytes(comm, geometry, reinterpret_cast<const std::uint8_t*>(input.first_row()), needs,
+                    storage);
   if (comm.is_root()) return input.slice(needs[static_cast<std::size_t>(comm.rank)]);
   return storage.view_as<const Sample>();
 }

@@ -146,7 +146,8 @@ OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpPar
     on_every_rank(local.comm, [&] {
       (steps[i] == MorphOp::erode ? erode : dilate).run(local.scheduler, src, dst, local.block);
     });
-    if (!last) exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
+    if (!last)
+      exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
     src = dst;
   }
   return {};

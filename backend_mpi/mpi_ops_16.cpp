@@ -78,8 +78,7 @@ OpOutput run_sobel(const Local& local, const OpParams& params) {
   on_every_rank(local.comm, [&] {
     const LocalGray gray = local_gray(local);
     for_rows(local, local.block, [&](RowRange rows) {
-      reference::sobel_rows<Sample>(gray.view, local.out, rows, params.border,
-                                    params.sobel_output);
+      reference::sobel_rows<Sample>(gray.view, local.out, rows, params.border, params.sobel_output);
     });
   });
   return {};
@@ -170,7 +169,8 @@ OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpPar
         reference::morphology_rows<Sample>(src, dst, rows, se, steps[i]);
       });
     });
-    if (!last) exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
+    if (!last)
+      exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
     src = dst;
   }
   return {};

@@ -58,8 +58,8 @@ TEST_F(CliDeep, SixteenBitPngAndTiffStaySixteenBit) {
       const fs::path output = work_ / ("out" + out_ext);
       const auto r = serial({"gaussian", input.string(), output.string()});
       ASSERT_EQ(r.exit_code, 0) << r.err;
-      EXPECT_TRUE(test::same_image(reference::run(Op::gaussian, input_, {}).image,
-                                   load_image(output)))
+      EXPECT_TRUE(
+          test::same_image(reference::run(Op::gaussian, input_, {}).image, load_image(output)))
           << in_ext << " -> " << out_ext;
     }
   }
@@ -95,9 +95,9 @@ TEST_F(CliDeep, ConstantBorderAboveTheTopIsRefused) {
                  "constant:300");
   EXPECT_FALSE(fs::exists(output));
   const fs::path input = deep_input("in.png");
-  EXPECT_EQ(serial({"gaussian", "--border", "constant:300", input.string(), output.string()})
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      serial({"gaussian", "--border", "constant:300", input.string(), output.string()}).exit_code,
+      0);
 }
 
 TEST_F(CliDeep, HistogramCsvHas65536Rows) {
@@ -126,10 +126,9 @@ TEST_F(CliDeep, AnEightBitBackendRefusesASixteenBitImage) {
   const auto r = run(PARFILTER_OPENCL_EXE, {"gaussian", input.string(), output.string()});
   expect_refused(r, "--depth 8");
   EXPECT_FALSE(fs::exists(output));
-  EXPECT_EQ(
-      run(PARFILTER_OPENCL_EXE, {"gaussian", "--depth", "8", input.string(), output.string()})
-          .exit_code,
-      0);
+  EXPECT_EQ(run(PARFILTER_OPENCL_EXE, {"gaussian", "--depth", "8", input.string(), output.string()})
+                .exit_code,
+            0);
 }
 #endif
 
