@@ -126,30 +126,16 @@ OpOutput run_thresholding(const Local& local, Op op, const OpParams& params) {
   return output;
 }
 
-/// Each step reads the previous one's rows plus a halo; between steps the ranks exchange
-/// the halo rows (exchange_halos). The last step writes the output rows directly.
+/// The op's erosions and dilations, each a morphology pass over the block.
 OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpParams& params) {
   const StructuringElement se = make_structuring_element(params.se);
   const RowPass erode = morphology_pass(se, MorphOp::erode, params.variant);
   const RowPass dilate = morphology_pass(se, MorphOp::dilate, params.variant);
-  const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
-  const RowRange need = local.in.rows();
-  LocalRows buffers[2];
-  on_every_rank(local.comm, [&] {
-    if (steps.size() > 1) buffers[0] = LocalRows(local.in_geometry, need);
-    if (steps.size() > 2) buffers[1] = LocalRows(local.in_geometry, need);
-  });
-  ConstImageView src = local.in;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const bool last = i + 1 == steps.size();
-    const ImageView dst = last ? local.out : buffers[i % 2].view();
-    on_every_rank(local.comm, [&] {
-      (steps[i] == MorphOp::erode ? erode : dilate).run(local.scheduler, src, dst, local.block);
-    });
-    if (!last)
-      exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
-    src = dst;
-  }
+  run_morphology_steps(
+      local, plan, morphology_steps(op, params.iterations),
+      [&](MorphOp step, const ConstImageView& src, const ImageView& dst) {
+        (step == MorphOp::erode ? erode : dilate).run(local.scheduler, src, dst, local.block);
+      });
   return {};
 }
 

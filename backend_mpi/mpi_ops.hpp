@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu_backend.hpp"
+#include "filter_math.hpp"
 #include "mpi_comm.hpp"
 #include "parfilter/backend.hpp"
 
@@ -44,6 +45,30 @@ struct LocalRowsOf {
 /// The per-op work of one rank; it returns what the output carries besides the image.
 template <typename Sample>
 using Compute = std::function<OpOutput(const LocalRowsOf<Sample>&)>;
+
+/// The erosions and dilations `steps` in turn on this rank's rows: each reads the previous
+/// one's rows plus a halo, the ranks exchanging the halo rows between steps; the last writes
+/// local.out. step(morph, src, dst) computes this rank's block. Collective.
+template <typename Sample, typename Step>
+void run_morphology_steps(const LocalRowsOf<Sample>& local, const Plan& plan,
+                          const std::vector<MorphOp>& steps, Step&& step) {
+  const RowRange need = local.in.rows();
+  LocalRows buffers[2];
+  on_every_rank(local.comm, [&] {
+    if (steps.size() > 1) buffers[0] = LocalRows(local.in_geometry, need);
+    if (steps.size() > 2) buffers[1] = LocalRows(local.in_geometry, need);
+  });
+  BasicImageView<const Sample> src = local.in;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const bool last = i + 1 == steps.size();
+    const BasicImageView<Sample> dst = last ? local.out : buffers[i % 2].template view_as<Sample>();
+    on_every_rank(local.comm, [&] { step(steps[i], src, dst); });
+    if (!last) {
+      exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
+    }
+    src = dst;
+  }
+}
 
 /// The split of `op` over `ranks` (the same at both depths: the halos are the spec's).
 [[nodiscard]] Plan plan_rows(Op op, const OpParams& params, const Geometry& in, int ranks);

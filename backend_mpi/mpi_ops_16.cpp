@@ -149,30 +149,15 @@ OpOutput run_thresholding(const Local& local, Op op, const OpParams& params) {
   return output;
 }
 
-/// Each step reads the previous one's rows plus a halo; between steps the ranks exchange
-/// the halo rows. The last step writes the output rows directly.
+/// The op's erosions and dilations, each the spec's loop over the block.
 OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpParams& params) {
   const StructuringElement se = make_structuring_element(params.se);
-  const std::vector<MorphOp> steps = morphology_steps(op, params.iterations);
-  const RowRange need = local.in.rows();
-  LocalRows buffers[2];
-  on_every_rank(local.comm, [&] {
-    if (steps.size() > 1) buffers[0] = LocalRows(local.in_geometry, need);
-    if (steps.size() > 2) buffers[1] = LocalRows(local.in_geometry, need);
-  });
-  reference::In<Sample> src = local.in;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const bool last = i + 1 == steps.size();
-    const reference::Out<Sample> dst = last ? local.out : buffers[i % 2].view_as<Sample>();
-    on_every_rank(local.comm, [&] {
-      for_rows(local, local.block, [&](RowRange rows) {
-        reference::morphology_rows<Sample>(src, dst, rows, se, steps[i]);
-      });
-    });
-    if (!last)
-      exchange_halos(local.comm, local.in_geometry, buffers[i % 2], plan.blocks, plan.needs);
-    src = dst;
-  }
+  run_morphology_steps(local, plan, morphology_steps(op, params.iterations),
+                       [&](MorphOp step, reference::In<Sample> src, reference::Out<Sample> dst) {
+                         for_rows(local, local.block, [&](RowRange rows) {
+                           reference::morphology_rows<Sample>(src, dst, rows, se, step);
+                         });
+                       });
   return {};
 }
 
