@@ -104,20 +104,25 @@ macro(parfilter_add_optional_backends)
 endmacro()
 
 # parfilter_add_backend(NAME <name> TARGET <library> FACTORY <function> HEADER <include>
-#                       [THREADED] [MAIN <source>...])
+#                       [THREADED] [DISTRIBUTED] [MAIN <source>...])
 # Registers a backend library and builds its executable parfilter-<name>. THREADED: the
-# backend's worker count follows BackendOptions::threads (BackendInfo::threaded). MAIN: the
+# backend's worker count follows BackendOptions::threads (BackendInfo::threaded). DISTRIBUTED:
+# it runs only in processes started by mpirun (BackendInfo::distributed). MAIN: the
 # executable's own main (which calls parfilter::cli_main, e.g. inside MPI_Init/Finalize with a
 # JobDriver) instead of the generated one.
 function(parfilter_add_backend)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "THREADED" "NAME;TARGET;FACTORY;HEADER" "MAIN")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "THREADED;DISTRIBUTED" "NAME;TARGET;FACTORY;HEADER"
+                        "MAIN")
+  set(threaded false)
+  set(distributed false)
   if(arg_THREADED)
     set(threaded true)
-  else()
-    set(threaded false)
+  endif()
+  if(arg_DISTRIBUTED)
+    set(distributed true)
   endif()
   set_property(GLOBAL APPEND PROPERTY PARFILTER_BACKENDS
-               "${arg_NAME}|${arg_TARGET}|${arg_FACTORY}|${arg_HEADER}|${threaded}")
+               "${arg_NAME}|${arg_TARGET}|${arg_FACTORY}|${arg_HEADER}|${threaded}|${distributed}")
   set_target_properties(${arg_TARGET} PROPERTIES EXPORT_NAME ${arg_NAME})
   parfilter_set_library_properties(${arg_TARGET})
   add_library(parfilter::${arg_NAME} ALIAS ${arg_TARGET})
@@ -150,8 +155,10 @@ function(parfilter_generate_registry)
     list(GET fields 2 factory)
     list(GET fields 3 header)
     list(GET fields 4 threaded)
+    list(GET fields 5 distributed)
     string(APPEND includes "#include \"${header}\"\n")
-    string(APPEND entries "    BackendInfo{\"${name}\", &${factory}, ${threaded}},\n")
+    string(APPEND entries
+           "    BackendInfo{\"${name}\", &${factory}, ${threaded}, ${distributed}},\n")
     list(APPEND targets ${target})
   endforeach()
   set(PARFILTER_REGISTRY_INCLUDES "${includes}")

@@ -37,5 +37,5 @@ export GTEST_FILTER="${GTEST_FILTER:--*_astronaut_*:*_camera_*:*_horse_*:*_t1_*:
 exec "$root/scripts/test.sh" \
   -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" "-DCMAKE_CXX_FLAGS=$sanitize_flags" \
   -DPARFILTER_WITH_CUDA=OFF -DPARFILTER_WARNINGS_AS_ERRORS=OFF -DPARFILTER_BUILD_BENCH=OFF \
-  -DPARFILTER_WITH_OPENCV_ORACLE=OFF \
+  -DPARFILTER_WITH_OPENCV_ORACLE=OFF -DPARFILTER_WITH_PYTHON=OFF \
   -- -LE install -E 'test_cross_backend_mpi_np[124]$' "$@"

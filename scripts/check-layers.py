@@ -43,7 +43,9 @@ def main():
     files = []
     for directory, subdirs, names in os.walk(root):
         rel = os.path.relpath(directory, root)
-        if rel.split(os.sep)[0].startswith(SKIPPED) and rel != ".":
+        # Build trees anywhere (python/build/ is pip's), not only at the top.
+        if rel != "." and (rel.split(os.sep)[0].startswith(SKIPPED) or
+                           os.path.basename(rel).startswith("build")):
             subdirs[:] = []
             continue
         files += [os.path.normpath(os.path.join(rel, n)) for n in names if SOURCE.search(n)]

@@ -16,13 +16,15 @@ test_packages=(libgtest-dev libopencv-dev)  # OpenCV is the optional oracle of t
 test_packages+=(valgrind)                    # leak and uninitialized-read checks (label leaks)
 test_packages+=(iproute2)                    # the MPI tests' network-namespace hosts
 fuzz_packages=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh
+# The Python module builds in a virtual environment (scripts/python-env.sh): venv and headers.
+python_packages=(python3-venv python3-dev)
 bench_packages=(python3-matplotlib python3-opencv libvips-tools)  # charts; end-to-end peers
 # MPI: OpenMPI; OpenCL: the ICD loader, headers, C++ bindings and PoCL (runs kernels on the CPU).
 backends_packages=(libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
                    pocl-opencl-icd clinfo)
 
 usage() {
-  echo "usage: $0 [build|test|backends|fuzz|bench]..." >&2
+  echo "usage: $0 [build|test|backends|python|fuzz|bench]..." >&2
   exit 2
 }
 
@@ -42,6 +44,7 @@ for purpose in "${purposes[@]}"; do
     build) wanted+=("${build_packages[@]}") ;;
     test) wanted+=("${test_packages[@]}") ;;
     backends) wanted+=("${backends_packages[@]}") ;;
+    python) wanted+=("${python_packages[@]}") ;;
     fuzz) wanted+=("${fuzz_packages[@]}") ;;
     bench) wanted+=("${bench_packages[@]}") ;;
     *) usage ;;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds every backend this machine supports and runs the test suite.
+# Installs what is missing, builds every backend this machine supports and the Python module (in
+# a virtual environment, scripts/python-env.sh) and runs the test suite: ctest, pytest among it.
 #
 #   scripts/test.sh             build dir: build/ (or $BUILD_DIR)
 #   scripts/test.sh [CMAKE_ARG...] [-- CTEST_ARG...]
@@ -15,7 +16,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$root/build}"
 jobs="$(nproc)"
 
-"$root/scripts/install-deps.sh" build test backends
+"$root/scripts/install-deps.sh" build test backends python
 
 extra_cmake_args=()
 extra_ctest_args=()
@@ -54,6 +55,17 @@ if [[ "${CI:-}" == "true" ]]; then
   if pkg-config --exists opencv4 2>/dev/null; then
     configure_args+=(-DPARFILTER_WITH_OPENCV_ORACLE=ON)
   fi
+fi
+
+# The Python module, unless a caller turned it off (scripts/asan.sh: a module under ASan would
+# need the sanitizer preloaded into the interpreter).
+python_wanted=1
+for arg in "${extra_cmake_args[@]}"; do
+  [[ "$arg" == "-DPARFILTER_WITH_PYTHON=OFF" ]] && python_wanted=0
+done
+if [[ "$python_wanted" == 1 ]]; then
+  configure_args+=("-DPython_EXECUTABLE=$("$root/scripts/python-env.sh" "$build_dir/python-venv")")
+  [[ "${CI:-}" == "true" ]] && configure_args+=(-DPARFILTER_WITH_PYTHON=ON)
 fi
 
 configure_args+=("${extra_cmake_args[@]}")

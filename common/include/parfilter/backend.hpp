@@ -202,6 +202,9 @@ struct BackendInfo {
   /// Whether BackendOptions::threads sets its worker count (pthread, OpenMP), so that tests
   /// run it at several thread counts.
   bool threaded = false;
+  /// Whether it spreads the work over MPI processes (mpi): it runs only in a process that
+  /// mpirun started and that initialized MPI, not in one embedding parfilter (Python).
+  bool distributed = false;
 };
 
 /// Every backend this build compiled, serial first. The list is generated at configure time

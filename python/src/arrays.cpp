@@ -1,0 +1,146 @@
+#include "arrays.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parfilter/error.hpp"
+
+namespace parfilter::python {
+namespace {
+
+constexpr std::size_t kMaxDimension = static_cast<std::size_t>(std::numeric_limits<int>::max());
+
+[[nodiscard]] bool valid_channels(std::size_t channels) {
+  return channels == 1 || channels == 3 || channels == 4;
+}
+
+[[nodiscard]] std::string shape_text(const HostArray& array) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < array.ndim(); ++i) {
+    text += (i > 0 ? ", " : "") + std::to_string(array.shape(i));
+  }
+  return text + (array.ndim() == 1 ? ",)" : ")");
+}
+
+/// Copies an array of any strides into a new image, sample by sample.
+template <typename Sample>
+void copy_strided(const HostArray& array, Image& image) {
+  const auto* base = static_cast<const Sample*>(array.data());
+  const bool has_channels = array.ndim() == 3;
+  const std::int64_t channel_step = has_channels ? array.stride(2) : 0;
+  Sample* out = image.samples<Sample>();
+  for (int y = 0; y < image.height(); ++y) {
+    for (int x = 0; x < image.width(); ++x) {
+      const Sample* pixel = base + y * array.stride(0) + x * array.stride(1);
+      for (int c = 0; c < image.channels(); ++c) *out++ = pixel[c * channel_step];
+    }
+  }
+}
+
+}  // namespace
+
+ArrayInput::ArrayInput(const HostArray& array) {
+  if (array.dtype() == nb::dtype<std::uint8_t>()) {
+    depth_ = Depth::u8;
+  } else if (array.dtype() == nb::dtype<std::uint16_t>()) {
+    depth_ = Depth::u16;
+  } else {
+    throw nb::type_error("an image array of uint8 or uint16 samples is expected");
+  }
+  const std::size_t ndim = array.ndim();
+  const std::size_t channels = ndim == 3 ? array.shape(2) : 1;
+  if ((ndim != 2 && ndim != 3) || !valid_channels(channels)) {
+    throw UsageError(
+        "an image array of shape (H, W) or (H, W, C) with C 1, 3 or 4 is expected, "
+        "not " +
+        shape_text(array));
+  }
+  if (array.shape(0) == 0 || array.shape(1) == 0 || array.shape(0) > kMaxDimension ||
+      array.shape(1) > kMaxDimension) {
+    throw UsageError("an image array of shape " + shape_text(array) +
+                     ": each side must be from 1 to " + std::to_string(kMaxDimension));
+  }
+  height_ = static_cast<int>(array.shape(0));
+  width_ = static_cast<int>(array.shape(1));
+  channels_ = static_cast<int>(channels);
+  channel_axis_ = ndim == 3 && channels_ == 1;
+  data_ = array.data();
+
+  // The CPU and device backends read 8-bit rows of packed pixels at any row stride; the 16-bit
+  // path takes an owning image.
+  const bool packed_pixels = array.stride(1) == channels_ && (ndim == 2 || array.stride(2) == 1);
+  const bool rows_forward = array.stride(0) >= static_cast<std::int64_t>(width_) * channels_;
+  if (depth_ == Depth::u8 && packed_pixels && rows_forward) {
+    row_stride_ = array.stride(0);
+    return;
+  }
+  copy_ = Image::uninitialized(width_, height_, channels_, depth_);
+  if (depth_ == Depth::u8) {
+    copy_strided<std::uint8_t>(array, *copy_);
+  } else {
+    copy_strided<std::uint16_t>(array, *copy_);
+  }
+}
+
+ConstImageView ArrayInput::view() const {
+  return {static_cast<const std::uint8_t*>(data_),
+          width_,
+          height_,
+          channels_,
+          row_stride_,
+          RowRange{0, height_}};
+}
+
+Image ArrayInput::image() const {
+  if (copy_) return *copy_;
+  return Image::copy_of(view());
+}
+
+OpOutput ArrayInput::run(Backend& backend, const OpChain& chain) const {
+  if (depth_ == Depth::u8) {
+    return copy_ ? backend.run_chain(chain, copy_->view()) : backend.run_chain(chain, view());
+  }
+  return run_chain_on(backend, chain, *copy_);
+}
+
+nb::object to_array(Image&& image, bool channel_axis) {
+  auto* owned = new Image(std::move(image));
+  const nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<Image*>(p); });
+  const std::size_t shape[] = {static_cast<std::size_t>(owned->height()),
+                               static_cast<std::size_t>(owned->width()),
+                               static_cast<std::size_t>(owned->channels())};
+  const std::size_t ndim = owned->channels() == 1 && !channel_axis ? 2 : 3;
+  const nb::dlpack::dtype dtype =
+      owned->depth() == Depth::u8 ? nb::dtype<std::uint8_t>() : nb::dtype<std::uint16_t>();
+  return nb::cast(nb::ndarray<nb::numpy>(owned->bytes(), ndim, shape, owner, nullptr, dtype));
+}
+
+nb::object histogram_array(const OpOutput& output) {
+  std::vector<const std::uint64_t*> rows;
+  std::size_t bins = 0;
+  for (const HistogramBins& h : output.histogram) {
+    rows.push_back(h.data());
+    bins = h.size();
+  }
+  for (const auto& h : output.wide_histogram) {
+    rows.push_back(h.data());
+    bins = h.size();
+  }
+  auto* counts = new std::vector<std::uint64_t>(rows.size() * bins);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::memcpy(counts->data() + i * bins, rows[i], bins * sizeof(std::uint64_t));
+  }
+  const nb::capsule owner(
+      counts, [](void* p) noexcept { delete static_cast<std::vector<std::uint64_t>*>(p); });
+  const std::size_t shape[] = {rows.size(), bins};
+  if (rows.size() == 1) {
+    return nb::cast(nb::ndarray<nb::numpy, std::uint64_t>(counts->data(), 1, shape + 1, owner));
+  }
+  return nb::cast(nb::ndarray<nb::numpy, std::uint64_t>(counts->data(), 2, shape, owner));
+}
+
+}  // namespace parfilter::python

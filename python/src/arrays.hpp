@@ -1,0 +1,57 @@
+// NumPy arrays in and out of parfilter's images: an input is read in place where its rows are
+// packed pixels (any row stride), copied otherwise; an output image becomes an array that owns
+// the image's buffer, with no copy.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <optional>
+
+#include "parfilter/backend.hpp"
+#include "parfilter/image.hpp"
+#include "parfilter/op_set.hpp"
+
+namespace parfilter::python {
+
+namespace nb = nanobind;
+
+/// A read-only host array of any dtype and shape, checked by ArrayInput.
+using HostArray = nb::ndarray<nb::ro, nb::device::cpu>;
+
+/// An array as the backends take it: a view of its own memory (8-bit, packed pixels) or a copy.
+class ArrayInput {
+ public:
+  /// Throws TypeError (nb::type_error) for a dtype other than uint8 and uint16 and
+  /// ValueError (UsageError) for a shape other than (H, W) or (H, W, C) with C 1, 3 or 4.
+  explicit ArrayInput(const HostArray& array);
+
+  [[nodiscard]] Depth depth() const { return depth_; }
+  /// Whether the array was (H, W, 1) rather than (H, W): its one-channel results keep the axis.
+  [[nodiscard]] bool channel_axis() const { return channel_axis_; }
+  /// Runs the chain (validated and resolved for `backend`) on the array's pixels.
+  [[nodiscard]] OpOutput run(Backend& backend, const OpChain& chain) const;
+  /// The pixels as an owning image (a copy unless one was already made).
+  [[nodiscard]] Image image() const;
+
+ private:
+  [[nodiscard]] ConstImageView view() const;
+
+  Depth depth_ = Depth::u8;
+  bool channel_axis_ = false;
+  int width_ = 0;
+  int height_ = 0;
+  int channels_ = 0;
+  const void* data_ = nullptr;
+  std::ptrdiff_t row_stride_ = 0;  ///< in samples, where the pixels are read in place
+  std::optional<Image> copy_;      ///< the pixels, where they could not be read in place
+};
+
+/// An image as a NumPy array owning its buffer: (H, W) for one channel (or (H, W, 1) when
+/// `channel_axis`), else (H, W, C).
+[[nodiscard]] nb::object to_array(Image&& image, bool channel_axis);
+
+/// A histogram's bins as a uint64 array: (L,) for one, (C, L) for several.
+[[nodiscard]] nb::object histogram_array(const OpOutput& output);
+
+}  // namespace parfilter::python

@@ -1,0 +1,60 @@
+#include "backend_pool.hpp"
+
+#include <string_view>
+
+#include "parfilter/error.hpp"
+
+namespace parfilter::python {
+
+const BackendInfo& embeddable_backend(const std::string& name) {
+  const BackendInfo* info = find_backend(name);
+  if (info == nullptr) {
+    std::string built;
+    for (const BackendInfo& each : registered_backends()) {
+      if (each.distributed) continue;
+      built += (built.empty() ? "" : ", ") + std::string(each.name);
+    }
+    throw UsageError("backend '" + name + "' is not in this build (built: " + built + ")");
+  }
+  if (info->distributed) {
+    throw UsageError("backend '" + name + "' spreads work over MPI processes: run parfilter-" +
+                     name + " under mpirun; from Python use one of parfilter.backends()");
+  }
+  return *info;
+}
+
+BackendPool::Lease::~Lease() {
+  if (backend_) pool_->give_back(key_, std::move(backend_));
+}
+
+BackendPool::Lease BackendPool::lease(const std::string& name, int threads) {
+  const BackendInfo& info = embeddable_backend(name);
+  // A backend without worker threads is the same whatever was asked.
+  const int workers = info.threaded ? threads : 0;
+  std::string key = name + "/" + std::to_string(workers);
+  {
+    const std::lock_guard lock(mutex_);
+    auto& idle = idle_[key];
+    if (!idle.empty()) {
+      std::unique_ptr<Backend> backend = std::move(idle.back());
+      idle.pop_back();
+      return {*this, std::move(key), std::move(backend)};
+    }
+  }
+  BackendOptions options;
+  options.threads = workers;
+  return {*this, std::move(key), info.create(options)};
+}
+
+void BackendPool::give_back(const std::string& key, std::unique_ptr<Backend> backend) {
+  const std::lock_guard lock(mutex_);
+  idle_[key].push_back(std::move(backend));
+}
+
+BackendPool& BackendPool::shared() {
+  // Never destroyed: a device backend's teardown at interpreter exit would race the driver's.
+  static auto* pool = new BackendPool;
+  return *pool;
+}
+
+}  // namespace parfilter::python
