@@ -67,6 +67,15 @@ if [[ -d "$root/.deps/usr" ]]; then
   export PKG_CONFIG_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/pkgconfig:$root/.deps/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   cmake_args+=(-DCMAKE_PREFIX_PATH="$root/.deps/usr")
 fi
+# The Python module: nanobind and pytest may come in .pydeps/ (pip install --target .pydeps
+# nanobind pytest, on a machine with PyPI); the machine's python3 brings NumPy and CuPy, which
+# the module's pytest suite (python_suite in ctest) uses for the DLPack cases.
+if [[ -d "$root/.pydeps" ]]; then
+  export PYTHONPATH="$root/.pydeps${PYTHONPATH:+:$PYTHONPATH}"
+fi
+if command -v python3 >/dev/null; then
+  cmake_args+=(-DPython_EXECUTABLE="$(command -v python3)")
+fi
 export PATH="/usr/local/cuda/bin:$PATH"
 # Commands run as root on the lent GPU machines; mpirun refuses that unless told.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -102,9 +111,11 @@ if [[ $sanitizer -eq 1 ]]; then
   for tool in memcheck racecheck; do
     quick=()
     [[ $tool == racecheck ]] && quick=(env PARFILTER_CUDA_QUICK=1)
-    STEP_TIMEOUT="${SANITIZER_TIMEOUT:-${STEP_TIMEOUT:-900}}" step "compute-sanitizer $tool test_cuda" \
-      "$tool.log" "${quick[@]}" compute-sanitizer --tool "$tool" --error-exitcode 86 \
-      "$build/tests/test_cuda" --gtest_brief=1
+    for test in test_cuda test_cuda_device_memory; do
+      STEP_TIMEOUT="${SANITIZER_TIMEOUT:-${STEP_TIMEOUT:-900}}" step "compute-sanitizer $tool $test" \
+        "$tool.log" "${quick[@]}" compute-sanitizer --tool "$tool" --error-exitcode 86 \
+        "$build/tests/$test" --gtest_brief=1
+    done
   done
 fi
 

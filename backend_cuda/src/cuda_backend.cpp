@@ -5,6 +5,7 @@
 // (one stream and workspace per image in flight).
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "cuda_op.hpp"
 #include "cuda_util.hpp"
+#include "device_memory.hpp"
 #include "host_while_starting.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/backends/cuda.hpp"
@@ -143,6 +145,19 @@ class CudaBackend final : public Backend {
     Workspace& ws = workspace(0);
     Pending pending = start(ws, resolved, input);
     return finish(ws, pending, times);
+  }
+
+  [[nodiscard]] bool runs_device_images() const override { return true; }
+  DeviceOutput run_chain_on_device(const OpChain& chain, const DeviceImageRef& input,
+                                   std::uintptr_t stream) override {
+    const OpChain resolved = resolve(chain);
+    if (input.device != device_) {
+      throw UsageError("an array on CUDA device " + std::to_string(input.device) +
+                       ", the backend on device " + std::to_string(device_) +
+                       " (choose it with device=)");
+    }
+    return cuda::run_on_device_memory(workspace(0), resolved, input,
+                                      reinterpret_cast<cudaStream_t>(stream));
   }
 
   [[nodiscard]] bool computes_on_host() const override { return false; }

@@ -83,10 +83,14 @@ def main() -> None:
     print(f"# parfilter {parfilter.__version__} ({args.backend}), cv2 {cv2.__version__ if cv2 else '-'}, "
           f"threads {args.threads}, median ms")
     small = rng.integers(0, 256, (64, 64), np.uint8)
-    print("\n## per-call overhead, 64x64 gray\n\n| op | parfilter | cv2 | ratio |\n| --- | --- | --- | --- |")
-    for op, pf, peer, _ in cases(small, args.backend, args.threads):
-        ours, theirs = median_ms(pf, 200), (median_ms(peer, 200) if peer else float("nan"))
-        print(f"| {op} | {ours:.4f} | {theirs:.4f} | {ours / theirs:.2f} |")
+    print(f"\n## per-call overhead, 64x64 gray\n\n| op | {args.backend} | serial | cv2 | ratio |"
+          "\n| --- | --- | --- | --- | --- |")
+    serial = cases(small, "serial", 1)
+    for (op, pf, peer, _), (_, pf_serial, _, _) in zip(cases(small, args.backend, args.threads), serial):
+        ours, alone = median_ms(pf, 1000), median_ms(pf_serial, 1000)
+        theirs = median_ms(peer, 1000) if peer else float("nan")
+        print(f"| {op} | {ours * 1e3:.1f} us | {alone * 1e3:.1f} us | {theirs * 1e3:.1f} us | "
+              f"{ours / theirs:.2f} |")
 
     for name, shape in (("gray", (2304, 4096)), ("RGB", (2304, 4096, 3))):
         img = rng.integers(0, 256, shape, np.uint8)
@@ -99,6 +103,40 @@ def main() -> None:
             print(f"| {op} | {ours:.2f} | {theirs:.2f} | {skt:.1f} | {ours / theirs:.2f} |")
         if cv2:
             assert np.array_equal(parfilter.erode(img, se="rect:3x3"), cv2.erode(img, np.ones((3, 3), np.uint8)))
+    gpu_section(args.repeats)
+
+
+def gpu_section(repeats: int) -> None:
+    """CuPy arrays on the cuda backend (DLPack, no host round trip) against NumPy arrays on the
+    same backend (upload and download each call) and cupyx.scipy.ndimage, 4096x2304 gray."""
+    try:
+        import cupy
+        import cupyx.scipy.ndimage as ndimage
+    except ImportError:
+        return
+    if not any(b["name"] == "cuda" and b["available"] for b in parfilter.backends()):
+        return
+    host = np.random.default_rng(1).integers(0, 256, (2304, 4096), np.uint8)
+    dev = cupy.asarray(host)
+
+    def synced(fn):
+        def run():
+            fn()
+            cupy.cuda.get_current_stream().synchronize()
+        return run
+
+    print("\n## GPU, 4096x2304 gray: CuPy arrays (DLPack) and NumPy arrays on the cuda backend\n\n"
+          "| op | CuPy array | NumPy array | cupyx.scipy.ndimage |\n| --- | --- | --- | --- |")
+    peers = {"gaussian": lambda: ndimage.gaussian_filter(dev, 1.5, truncate=1.4, mode="nearest"),
+             "sobel": lambda: ndimage.sobel(dev),
+             "erode 3x3": lambda: ndimage.grey_erosion(dev, size=(3, 3))}
+    for op, call in (("gaussian", parfilter.gaussian), ("sobel", parfilter.sobel),
+                     ("erode 3x3", parfilter.erode)):
+        on_device = median_ms(synced(lambda: call(dev)), repeats)
+        from_host = median_ms(lambda: call(host, backend="cuda"), repeats)
+        peer = median_ms(synced(peers[op]), repeats)
+        assert np.array_equal(cupy.asnumpy(call(dev)), call(host, backend="serial"))
+        print(f"| {op} | {on_device:.3f} | {from_host:.3f} | {peer:.3f} |")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,12 @@ OpOutput Backend::run_chain_16(const OpChain& /*chain*/, const Image& /*input*/,
   throw std::logic_error("run_chain_16: a backend that runs 16 bits must override it");
 }
 
+DeviceOutput Backend::run_chain_on_device(const OpChain& /*chain*/, const DeviceImageRef& /*input*/,
+                                          std::uintptr_t /*stream*/) {
+  throw UsageError("the " + std::string(name()) +
+                   " backend filters host images only; GPU arrays need the cuda backend");
+}
+
 void check_depth(const Backend& backend, Depth depth) {
   if (depth == Depth::u8 || backend.runs_16_bit()) return;
   throw UsageError("a 16-bit image: the " + std::string(backend.name()) +

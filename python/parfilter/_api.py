@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from typing import Any, Callable
 
@@ -16,7 +15,7 @@ _BUILT: list[str] = _parfilter.backend_names()
 DEFAULT_BACKEND = "openmp" if "openmp" in _BUILT else "serial"
 
 _PYTHON_TYPES = {"flag": bool, "integer": int, "real": float, "word": str}
-_IMAGE_DOC = "img : numpy.ndarray of uint8 or uint16, shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4)"
+_IMAGE_DOC = "img : array of uint8 or uint16 (NumPy; CuPy or PyTorch on CUDA), shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4)"
 
 
 def value_of(param: dict[str, Any], text: str) -> Any:
@@ -60,9 +59,40 @@ def _threads(threads: int | None) -> int:
     return threads
 
 
-def _check_host_array(img: Any) -> None:
-    if hasattr(img, "__cuda_array_interface__"):
-        raise TypeError("a GPU array: this build filters host (NumPy) arrays only")
+_DLPACK_CUDA = 2  # DLPack's device type of CUDA memory
+
+
+def _on_gpu(img: Any) -> bool:
+    """Whether `img` is an array in CUDA memory (CuPy, PyTorch, anything with DLPack)."""
+    device = getattr(img, "__dlpack_device__", None)
+    return device is not None and device()[0] == _DLPACK_CUDA
+
+
+def _framework(img: Any) -> str:
+    return type(img).__module__.split(".")[0]
+
+
+def _caller_stream(img: Any) -> int:
+    """The CUDA stream the array's library queues its work on now (0: the default stream)."""
+    framework = _framework(img)
+    if framework == "cupy":
+        import cupy
+        return int(cupy.cuda.get_current_stream().ptr)
+    if framework == "torch":
+        import torch
+        return int(torch.cuda.current_stream(img.device).cuda_stream)
+    return 0
+
+
+def _dispatch(steps: list[tuple[str, dict[str, str]]], img: Any, backend: str | None,
+              threads: int | None) -> Any:
+    """Host arrays to `backend` (DEFAULT_BACKEND when None); GPU arrays to the GPU (cuda when
+    None), ordered on the caller's stream, their results left there as arrays of the same
+    library."""
+    if _on_gpu(img):
+        return _parfilter.run_on_device(steps, img, backend or "cuda", _threads(threads),
+                                        _caller_stream(img), _framework(img))
+    return _parfilter.run(steps, img, backend or DEFAULT_BACKEND, _threads(threads))
 
 
 def _step_values(op: str, values: dict[str, Any], allowed: list[str]) -> dict[str, str]:
@@ -106,7 +136,9 @@ def _doc(op: dict[str, Any]) -> str:
         lines += [f"{name} : {_PYTHON_TYPES[p['kind']].__name__}, default {shown}",
                   f"    {p['help']} (the command line's {p['option']}{choices})."]
     lines += ["variant : str, optional", "    The backend's variant; parfilter.variants(op, backend).",
-              "backend : str", "    Where it runs: parfilter.backends().",
+              "backend : str, optional", "    Where it runs (parfilter.backends()); None: " +
+              DEFAULT_BACKEND + " for host arrays, cuda for GPU arrays (CuPy, PyTorch), whose " +
+              "results stay on the GPU.",
               "threads : int, optional", "    Worker threads (None: every core).",
               "", "Returns", "-------"]
     kind, what = returns_doc(op)
@@ -114,40 +146,45 @@ def _doc(op: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _signature(op: dict[str, Any]) -> inspect.Signature:
-    kw = inspect.Parameter.KEYWORD_ONLY
-    params = [inspect.Parameter("img", inspect.Parameter.POSITIONAL_ONLY)]
-    for name in op["params"]:
-        p = PARAMS[name]
-        params.append(inspect.Parameter(name, kw, default=_default(p), annotation=_PYTHON_TYPES[p["kind"]]))
-    params += [inspect.Parameter("variant", kw, default=None, annotation="str | None"),
-               inspect.Parameter("backend", kw, default=DEFAULT_BACKEND, annotation=str),
-               inspect.Parameter("threads", kw, default=None, annotation="int | None")]
-    return inspect.Signature(params)
+def _run_one(name: str, img: Any, values: dict[str, Any], variant: str | None, backend: str,
+             threads: int | None) -> Any:
+    """One op's call: the values that differ from the defaults, as text, to the core."""
+    texts = {}
+    for key, value in values.items():
+        default = _DEFAULTS[key]
+        if value is None or (type(value) is type(default) and value == default):
+            continue
+        texts[key] = _text(key, value)
+    if variant is not None:
+        if not isinstance(variant, str):
+            raise TypeError(f"variant: a string is expected, not {type(variant).__name__}")
+        texts["variant"] = variant
+    return _dispatch([(name, texts)], img, backend, threads)
+
+
+_DEFAULTS = {name: _default(p) for name, p in PARAMS.items()}
 
 
 def make_op_function(op: dict[str, Any]) -> Callable[..., Any]:
-    """The Python function of one op, with the op table's signature and docstring."""
-    name, allowed = op["name"], list(op["params"])
-    signature = _signature(op)
-
-    def run_op(img: Any, /, **kwargs: Any) -> Any:
-        bound = signature.bind(img, **kwargs)  # TypeError for an unknown or misplaced argument
-        bound.apply_defaults()
-        given = {k: v for k, v in kwargs.items() if k in allowed or k == "variant"}
-        _check_host_array(img)
-        values = _step_values(name, given, allowed)
-        return _parfilter.run([(name, values)], img, bound.arguments["backend"],
-                              _threads(bound.arguments["threads"]))
-
-    run_op.__name__ = run_op.__qualname__ = name
-    run_op.__signature__ = signature  # type: ignore[attr-defined]
-    run_op.__doc__ = _doc(op)
-    run_op.__module__ = "parfilter"
-    return run_op
+    """The Python function of one op: a real def with the op table's keyword parameters and
+    defaults (generated source, so that a call costs what a hand-written one does), and its
+    docstring."""
+    name, params = op["name"], list(op["params"])
+    keywords = "".join(f"{p}=_defaults[{p!r}], " for p in params)
+    values = ", ".join(f"{p!r}: {p}" for p in params)
+    source = (f"def {name}(img, /, *, {keywords}variant=None, backend=None, threads=None):\n"
+              f"    return _run({name!r}, img, {{{values}}}, variant, backend, threads)\n")
+    namespace = {"_defaults": _DEFAULTS, "_run": _run_one}
+    exec(source, namespace)  # noqa: S102 - the source is built from the op table alone
+    fn = namespace[name]
+    fn.__annotations__ = {p: _PYTHON_TYPES[PARAMS[p]["kind"]] for p in params}
+    fn.__annotations__.update(variant="str | None", backend="str | None", threads="int | None")
+    fn.__doc__ = _doc(op)
+    fn.__module__ = "parfilter"
+    return fn
 
 
-def chain(img: Any, steps: Any, *, backend: str = DEFAULT_BACKEND, threads: int | None = None) -> Any:
+def chain(img: Any, steps: Any, *, backend: str | None = None, threads: int | None = None) -> Any:
     """Runs ops in order, each on the previous one's result, in one call (intermediate images
     stay inside the backend, on the device for a GPU backend).
 
@@ -164,8 +201,7 @@ def chain(img: Any, steps: Any, *, backend: str = DEFAULT_BACKEND, threads: int 
         if name not in by_name:
             raise ValueError(f"unknown op {name!r}; parfilter.OPS lists them")
         native.append((name, _step_values(name, dict(values), list(by_name[name]["params"]))))
-    _check_host_array(img)
-    return _parfilter.run(native, img, backend, _threads(threads))
+    return _dispatch(native, img, backend, threads)
 
 
 def backends() -> list[dict[str, Any]]:
@@ -191,5 +227,6 @@ def imwrite(path: str | os.PathLike[str], img: Any, *, compression: str | None =
     """Saves an array, its format from the extension (.png .bmp .jpg .tga .pgm/.ppm .tif),
     atomically, as the command line saves. compression: TIFF's (none, lzw, deflate, packbits;
     default deflate); png_level 0 to 9 (default 1); jpeg_quality 1 to 100 (default 95)."""
-    _check_host_array(img)
+    if _on_gpu(img):
+        raise TypeError("a GPU array: imwrite takes host (NumPy) arrays; copy it to the host first")
     _parfilter.imwrite(os.fspath(path), img, compression, png_level, jpeg_quality)

@@ -25,7 +25,7 @@ def variants(op: str, backend: str = ...) -> list[str]: ...
 def imread(path: str | PathLike[str], depth: int | None = None) -> Image: ...
 def imwrite(path: str | PathLike[str], img: Image, *, compression: str | None = None,
             png_level: int | None = None, jpeg_quality: int | None = None) -> None: ...
-def chain(img: Image, steps: str | Sequence[Step], *, backend: str = ...,
+def chain(img: Image, steps: str | Sequence[Step], *, backend: str | None = None,
           threads: int | None = None) -> Any: ...
 '''
 
@@ -42,7 +42,7 @@ def stub_text() -> str:
             default = _api._default(p)
             params.append(f"{name}: {kind} | None = None" if default is None
                           else f"{name}: {kind} = {default!r}")
-        params += ["variant: str | None = None", "backend: str = ...", "threads: int | None = None"]
+        params += ["variant: str | None = None", "backend: str | None = None", "threads: int | None = None"]
         kind, _ = _api.returns_doc(op)
         returns = "numpy.typing.NDArray[numpy.uint64]" if op["histogram_result"] else _RETURN_TYPES[kind]
         lines.append(f"def {op['name']}(img: Image, /, *, {', '.join(params)}) -> {returns}:")

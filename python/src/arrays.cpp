@@ -18,7 +18,8 @@ constexpr std::size_t kMaxDimension = static_cast<std::size_t>(std::numeric_limi
   return channels == 1 || channels == 3 || channels == 4;
 }
 
-[[nodiscard]] std::string shape_text(const HostArray& array) {
+template <typename Array>
+[[nodiscard]] std::string shape_text(const Array& array) {
   std::string text = "(";
   for (std::size_t i = 0; i < array.ndim(); ++i) {
     text += (i > 0 ? ", " : "") + std::to_string(array.shape(i));
@@ -41,16 +42,9 @@ void copy_strided(const HostArray& array, Image& image) {
   }
 }
 
-}  // namespace
-
-ArrayInput::ArrayInput(const HostArray& array) {
-  if (array.dtype() == nb::dtype<std::uint8_t>()) {
-    depth_ = Depth::u8;
-  } else if (array.dtype() == nb::dtype<std::uint16_t>()) {
-    depth_ = Depth::u16;
-  } else {
-    throw nb::type_error("an image array of uint8 or uint16 samples is expected");
-  }
+/// Checks an array's shape and sides (UsageError) and returns its channels.
+template <typename Array>
+int checked_channels(const Array& array) {
   const std::size_t ndim = array.ndim();
   const std::size_t channels = ndim == 3 ? array.shape(2) : 1;
   if ((ndim != 2 && ndim != 3) || !valid_channels(channels)) {
@@ -64,17 +58,37 @@ ArrayInput::ArrayInput(const HostArray& array) {
     throw UsageError("an image array of shape " + shape_text(array) +
                      ": each side must be from 1 to " + std::to_string(kMaxDimension));
   }
+  return static_cast<int>(channels);
+}
+
+/// Whether the array's pixels are packed (channel stride 1, pixel stride C) and its rows go
+/// forward, at least a row apart: what the backends read in place.
+template <typename Array>
+bool packed_pixels(const Array& array, int channels) {
+  const auto width = static_cast<std::int64_t>(array.shape(1));
+  return array.stride(1) == channels && (array.ndim() == 2 || array.stride(2) == 1) &&
+         array.stride(0) >= width * channels;
+}
+
+}  // namespace
+
+ArrayInput::ArrayInput(const HostArray& array) {
+  if (array.dtype() == nb::dtype<std::uint8_t>()) {
+    depth_ = Depth::u8;
+  } else if (array.dtype() == nb::dtype<std::uint16_t>()) {
+    depth_ = Depth::u16;
+  } else {
+    throw nb::type_error("an image array of uint8 or uint16 samples is expected");
+  }
+  channels_ = checked_channels(array);
   height_ = static_cast<int>(array.shape(0));
   width_ = static_cast<int>(array.shape(1));
-  channels_ = static_cast<int>(channels);
-  channel_axis_ = ndim == 3 && channels_ == 1;
+  channel_axis_ = array.ndim() == 3 && channels_ == 1;
   data_ = array.data();
 
   // The CPU and device backends read 8-bit rows of packed pixels at any row stride; the 16-bit
   // path takes an owning image.
-  const bool packed_pixels = array.stride(1) == channels_ && (ndim == 2 || array.stride(2) == 1);
-  const bool rows_forward = array.stride(0) >= static_cast<std::int64_t>(width_) * channels_;
-  if (depth_ == Depth::u8 && packed_pixels && rows_forward) {
+  if (depth_ == Depth::u8 && packed_pixels(array, channels_)) {
     row_stride_ = array.stride(0);
     return;
   }
@@ -105,6 +119,55 @@ OpOutput ArrayInput::run(Backend& backend, const OpChain& chain) const {
     return copy_ ? backend.run_chain(chain, copy_->view()) : backend.run_chain(chain, view());
   }
   return run_chain_on(backend, chain, *copy_);
+}
+
+DeviceImageRef device_image_of(const CudaArray& array, const Backend& backend) {
+  if (array.dtype() == nb::dtype<std::uint16_t>()) {
+    check_depth(backend, Depth::u16);
+    throw UsageError("a 16-bit GPU array: the " + std::string(backend.name()) +
+                     " backend takes 8-bit GPU arrays only");
+  }
+  if (array.dtype() != nb::dtype<std::uint8_t>()) {
+    throw nb::type_error("an image array of uint8 or uint16 samples is expected");
+  }
+  const int channels = checked_channels(array);
+  if (!packed_pixels(array, channels)) {
+    throw UsageError(
+        "a GPU array of packed pixels is expected (its rows may be strided); "
+        "copy it with cupy.ascontiguousarray or .contiguous() first");
+  }
+  // A (possibly strided) view's bytes are not ours to write: the kernels only read them.
+  return {static_cast<std::uint8_t*>(const_cast<void*>(array.data())),
+          static_cast<int>(array.shape(1)),
+          static_cast<int>(array.shape(0)),
+          channels,
+          static_cast<std::size_t>(array.stride(0)),
+          array.device_id()};
+}
+
+bool has_channel_axis(const CudaArray& array) { return array.ndim() == 3 && array.shape(2) == 1; }
+
+nb::object to_device_array(DeviceOutput&& output, bool channel_axis, const std::string& framework) {
+  const DeviceImageRef image = output.image;
+  auto* owned = new std::shared_ptr<void>(std::move(output.owner));
+  const nb::capsule owner(owned,
+                          [](void* p) noexcept { delete static_cast<std::shared_ptr<void>*>(p); });
+  const std::size_t shape[] = {static_cast<std::size_t>(image.height),
+                               static_cast<std::size_t>(image.width),
+                               static_cast<std::size_t>(image.channels)};
+  const std::size_t ndim = image.channels == 1 && !channel_axis ? 2 : 3;
+  const auto dtype = nb::dtype<std::uint8_t>();
+  const int cuda = nb::device::cuda::value;
+  if (framework == "cupy") {
+    return nb::cast(
+        nb::ndarray<nb::cupy>(image.data, ndim, shape, owner, nullptr, dtype, cuda, image.device));
+  }
+  if (framework == "torch") {
+    return nb::cast(nb::ndarray<nb::pytorch>(image.data, ndim, shape, owner, nullptr, dtype, cuda,
+                                             image.device));
+  }
+  return nb::cast(nb::ndarray<nb::array_api>(image.data, ndim, shape, owner, nullptr, dtype, cuda,
+                                             image.device));
 }
 
 nb::object to_array(Image&& image, bool channel_axis) {

@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 
 #include <optional>
+#include <string>
 
 #include "parfilter/backend.hpp"
 #include "parfilter/image.hpp"
@@ -46,6 +47,22 @@ class ArrayInput {
   std::ptrdiff_t row_stride_ = 0;  ///< in samples, where the pixels are read in place
   std::optional<Image> copy_;      ///< the pixels, where they could not be read in place
 };
+
+/// A read-only array in CUDA device memory (a CuPy or PyTorch array, through DLPack).
+using CudaArray = nb::ndarray<nb::ro, nb::device::cuda>;
+
+/// A CUDA array as Backend::run_chain_on_device takes it: uint8, packed pixels, any row stride.
+/// Throws TypeError for another dtype, UsageError for a shape or layout it cannot take (a
+/// 16-bit array: `backend` says whether it runs 16 bits).
+[[nodiscard]] DeviceImageRef device_image_of(const CudaArray& array, const Backend& backend);
+
+/// Whether a CUDA array was (H, W, 1): its one-channel results keep the axis.
+[[nodiscard]] bool has_channel_axis(const CudaArray& array);
+
+/// A device result as an array of `framework` ("cupy", "torch", else a DLPack array object)
+/// that owns the result's memory: (H, W) or (H, W, C) as to_array gives.
+[[nodiscard]] nb::object to_device_array(DeviceOutput&& output, bool channel_axis,
+                                         const std::string& framework);
 
 /// An image as a NumPy array owning its buffer: (H, W) for one channel (or (H, W, 1) when
 /// `channel_axis`), else (H, W, C).

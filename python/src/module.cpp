@@ -9,6 +9,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <optional>
@@ -113,6 +114,36 @@ nb::object run(const std::vector<Step>& steps, const HostArray& array, const std
   if (traits.threshold_result && output.threshold) {
     return nb::make_tuple(image, *output.threshold);
   }
+  return image;
+}
+
+/// The same on an array in CUDA memory: the result stays there, an array of `framework`.
+nb::object run_on_device(const std::vector<Step>& steps, const CudaArray& array,
+                         const std::string& backend, int threads, std::uintptr_t stream,
+                         const std::string& framework) {
+  OpChain chain = chain_of(steps);
+  DeviceOutput output;
+  {
+    const nb::gil_scoped_release release;
+    BackendPool::Lease lease = BackendPool::shared().lease(backend, threads);
+    if (!lease->runs_device_images()) {
+      throw UsageError("a GPU array: the " + backend +
+                       " backend filters host arrays; use backend='cuda' (or a NumPy array)");
+    }
+    const DeviceImageRef input = device_image_of(array, *lease);
+    chain = resolve_chain(*lease, chain);
+    for (const OpStep& step : chain) validate_params(step.op, step.params, Depth::u8);
+    output = lease->run_chain_on_device(chain, input, stream);
+  }
+  const OpTraits& traits = op_info(chain.back().op).traits;
+  if (traits.histogram_result) {
+    OpOutput counts;
+    counts.histogram = std::move(output.histogram);
+    return histogram_array(counts);
+  }
+  const std::optional<int> threshold = output.threshold;
+  nb::object image = to_device_array(std::move(output), has_channel_axis(array), framework);
+  if (traits.threshold_result && threshold) return nb::make_tuple(image, *threshold);
   return image;
 }
 
@@ -288,6 +319,9 @@ NB_MODULE(_parfilter, m) {
         "The variants a backend offers for an op, its default first.");
   m.def("run", &py::run, "steps"_a, "image"_a, "backend"_a, "threads"_a,
         "Runs the steps [(op, {param: text})] on the image array.");
+  m.def("run_on_device", &py::run_on_device, "steps"_a, "image"_a, "backend"_a, "threads"_a,
+        "stream"_a, "framework"_a,
+        "The same on a CUDA array, ordered on the caller's stream; the result stays there.");
   m.def("imread", &py::imread, "path"_a, "depth"_a = nb::none(),
         "Loads an image file (BMP, PNG, JPEG, TGA, PNM, TIFF) as an array.");
   m.def("imwrite", &py::imwrite, "path"_a, "image"_a, "compression"_a = nb::none(),

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -112,6 +113,27 @@ struct BatchCallbacks {
 [[nodiscard]] std::function<std::optional<BatchInput>()> indexed_inputs(
     std::size_t count, std::function<std::optional<Image>(std::size_t index)> load);
 
+/// An 8-bit image in a GPU's memory, as an array library holds it (a CuPy or PyTorch array,
+/// through DLPack): packed pixels, rows `pitch` bytes apart, on device `device`.
+struct DeviceImageRef {
+  std::uint8_t* data = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  std::size_t pitch = 0;
+  int device = 0;
+};
+
+/// A chain's result left in the GPU's memory: the image in memory the backend allocated,
+/// freed when the last copy of `owner` goes (empty for histogram); the histogram and the
+/// threshold as OpOutput has them.
+struct DeviceOutput {
+  DeviceImageRef image;
+  std::shared_ptr<void> owner;
+  std::vector<HistogramBins> histogram;
+  std::optional<int> threshold;
+};
+
 /// When a device backend's start begins (Backend::start_in_background).
 enum class StartWhen { now, as_the_batch_needs };
 
@@ -185,6 +207,15 @@ class Backend {
   /// depth. The default throws UsageError: the backend runs 8-bit images only.
   virtual OpOutput run_chain_16(const OpChain& chain, const Image& input,
                                 StageTimes* times = nullptr);
+
+  /// Whether run_chain_on_device takes images in GPU memory (the CUDA backend).
+  [[nodiscard]] virtual bool runs_device_images() const { return false; }
+  /// Runs the chain on an image already in the GPU's memory, with no host round trip: after
+  /// the work queued on `stream` (the caller's CUDA stream, as its handle; 0 is the legacy
+  /// default stream), and before the work queued there after the call returns, which may read
+  /// the result. The default throws UsageError: the backend takes host images only.
+  virtual DeviceOutput run_chain_on_device(const OpChain& chain, const DeviceImageRef& input,
+                                           std::uintptr_t stream);
 
   /// Runs the chain on every input callbacks.next gives, handing each result to
   /// callbacks.done (or its failure to callbacks.failed) in input order. The default runs them
