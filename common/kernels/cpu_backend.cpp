@@ -16,6 +16,7 @@
 #include "cpu_op_steps.hpp"
 #include "parfilter/error.hpp"
 #include "reference_rows.hpp"
+#include "row_kernels_deep.hpp"
 
 namespace parfilter {
 namespace {
@@ -72,12 +73,12 @@ class CpuBackend final : public Backend {
       Backend::run_batch(chain, callbacks);  // each image's failure, as one at a time gives it
       return;
     }
-    run_images_side_by_side(
-        *scheduler_, callbacks,
-        [&](RowScheduler& scheduler, const Image& input, StageTimes& times) {
-          return input.depth() == Depth::u8 ? run_steps(scheduler, resolved, input.view(), times)
-                                            : run_cpu_chain_16(scheduler, resolved, input, times);
-        });
+    run_images_side_by_side(*scheduler_, callbacks,
+                            [&](RowScheduler& scheduler, const Image& input, StageTimes& times) {
+                              return input.depth() == Depth::u8
+                                         ? run_steps(scheduler, resolved, input.view(), times)
+                                         : run_cpu_chain_16(scheduler, resolved, input, times);
+                            });
   }
 
   OpOutput timed_op(RowScheduler& scheduler, Op op, const ConstImageView& input,
@@ -164,7 +165,8 @@ OpOutput run_cpu_chain(RowScheduler& scheduler, const OpChain& resolved,
 
 OpOutput run_cpu_chain_16(RowScheduler& scheduler, const OpChain& resolved, const Image& input,
                           StageTimes& times) {
-  // 16 bits run the spec's own loops (reference_rows.hpp) over the scheduler's blocks, whatever
+  // 16 bits run the spec's own loops (reference_rows.hpp) over the scheduler's blocks, with the
+  // tuned kernels of row_kernels_deep.hpp in place of the Gaussian's and morphology's, whatever
   // the variant: every variant gives these bytes.
   const reference::RowBlocks blocks{
       scheduler.max_blocks(), [&scheduler](int rows, const std::function<void(RowRange, int)>& fn) {
@@ -175,7 +177,7 @@ OpOutput run_cpu_chain_16(RowScheduler& scheduler, const OpChain& resolved, cons
   for (std::size_t i = 0; i < resolved.size(); ++i) {
     const auto start = std::chrono::steady_clock::now();
     OpOutput next = reference::run_scheduled(resolved[i].op, i == 0 ? input : output.image,
-                                             resolved[i].params, blocks);
+                                             resolved[i].params, blocks, kernels::tuned_rows_16());
     StageTimes step;
     step.compute_ms = elapsed_ms(start);
     add_stage_times(times, step);

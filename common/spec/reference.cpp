@@ -27,7 +27,7 @@ void for_rows(const RowBlocks& schedule, int rows, const std::function<void(RowR
 template <typename Sample>
 class Ops {
  public:
-  explicit Ops(const RowBlocks& schedule) : schedule_(schedule) {}
+  Ops(const RowBlocks& schedule, const TunedRows& tuned) : schedule_(schedule), tuned_(tuned) {}
 
   Image image_like(const Image& in, int channels) const {
     return Image::uninitialized(in.width(), in.height(), channels, kDepthOf<Sample>);
@@ -57,6 +57,12 @@ class Ops {
   Image gaussian(const Image& in, const OpParams& params) const {
     const GaussianWeights weights = gaussian_weights(params.sigma);
     return same_shape(in, [&](RowRange rows, const Image& out) {
+      if constexpr (kDepthOf<Sample> == Depth::u16) {
+        if (tuned_.gaussian != nullptr) {
+          tuned_.gaussian(in_view(in), out_view(out), rows, weights, params.border);
+          return;
+        }
+      }
       gaussian_rows(in_view(in), out_view(out), rows, weights, params.border);
     });
   }
@@ -108,6 +114,12 @@ class Ops {
     Image current = in;
     for (const MorphOp step : morphology_steps(op, params.iterations)) {
       current = same_shape(current, [&](RowRange rows, const Image& out) {
+        if constexpr (kDepthOf<Sample> == Depth::u16) {
+          if (tuned_.morphology != nullptr) {
+            tuned_.morphology(in_view(current), out_view(out), rows, se, step);
+            return;
+          }
+        }
         morphology_rows(in_view(current), out_view(out), rows, se, step);
       });
     }
@@ -153,6 +165,7 @@ class Ops {
   }
 
   const RowBlocks& schedule_;
+  const TunedRows& tuned_;
 };
 
 /// The histogram result: 256-bin HistogramBins at 8 bits, Histogram of 65536 at 16.
@@ -170,9 +183,9 @@ void set_histograms(OpOutput& result, std::vector<Histogram> histograms) {
 }
 
 template <typename Sample>
-OpOutput run_at_depth(Op op, const Image& input, const OpParams& params,
-                      const RowBlocks& schedule) {
-  const Ops<Sample> ops(schedule);
+OpOutput run_at_depth(Op op, const Image& input, const OpParams& params, const RowBlocks& schedule,
+                      const TunedRows& tuned) {
+  const Ops<Sample> ops(schedule, tuned);
   OpOutput result;
   switch (op) {
     case Op::gray:
@@ -235,12 +248,13 @@ RowBlocks one_block() {
           }};
 }
 
-OpOutput run_scheduled(Op op, const Image& input, const OpParams& params,
-                       const RowBlocks& schedule) {
+OpOutput run_scheduled(Op op, const Image& input, const OpParams& params, const RowBlocks& schedule,
+                       const TunedRows& tuned) {
   validate_params(op, params, input.depth());
   const OpParams resolved = at_depth(params, input.depth());
-  return input.depth() == Depth::u8 ? run_at_depth<std::uint8_t>(op, input, resolved, schedule)
-                                    : run_at_depth<std::uint16_t>(op, input, resolved, schedule);
+  return input.depth() == Depth::u8
+             ? run_at_depth<std::uint8_t>(op, input, resolved, schedule, tuned)
+             : run_at_depth<std::uint16_t>(op, input, resolved, schedule, tuned);
 }
 
 OpOutput run(Op op, const Image& input, const OpParams& params) {

@@ -76,9 +76,18 @@ struct RowBlocks {
 /// The blocks of the reference: every row at once, on the calling thread.
 [[nodiscard]] RowBlocks one_block();
 
-/// `op` on `input` (either depth) by the loops above over `schedule`'s blocks. Every op's
-/// output has the input's depth.
+/// Faster loops a backend puts in place of the spec's own for 16-bit images, each computing
+/// the same output rows from the same inputs, bit for bit (null: the spec's loop).
+struct TunedRows {
+  void (*gaussian)(In<std::uint16_t>, Out<std::uint16_t>, RowRange, const GaussianWeights&,
+                   BorderMode) = nullptr;
+  void (*morphology)(In<std::uint16_t>, Out<std::uint16_t>, RowRange, const StructuringElement&,
+                     MorphOp) = nullptr;
+};
+
+/// `op` on `input` (either depth) by the loops above over `schedule`'s blocks, with `tuned`'s
+/// loops in place of theirs at 16 bits. Every op's output has the input's depth.
 [[nodiscard]] OpOutput run_scheduled(Op op, const Image& input, const OpParams& params,
-                                     const RowBlocks& schedule);
+                                     const RowBlocks& schedule, const TunedRows& tuned = {});
 
 }  // namespace parfilter::reference

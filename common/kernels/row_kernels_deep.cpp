@@ -1,0 +1,234 @@
+// The separable Gaussian and van Herk/Gil-Werman morphology at any depth (row_kernels_deep.hpp).
+// Plain loops over interleaved samples, written so that the compiler vectorizes them: one
+// loop serves 1, 3 and 4 channels, and alpha is computed and then copied over.
+#include "row_kernels_deep.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace parfilter::kernels {
+namespace {
+
+constexpr int kRgbChannels = 3;
+constexpr int kRgbaChannels = 4;
+constexpr std::uint32_t kGaussianRounding = 1U << (kGaussianShift - 1);
+/// Output rows one morphology pass computes at once: its scratch is (chunk + element height)
+/// rows, whatever the block's size.
+constexpr int kMorphologyChunkRows = 64;
+
+template <typename Sample>
+constexpr Sample kTop = static_cast<Sample>(reference::kLevels<Sample> - 1);
+
+/// Alpha of RGBA as the input has it: the filters leave it alone.
+template <typename Sample>
+void copy_alpha_row(const Sample* in, Sample* out, int width, int channels) {
+  if (channels != kRgbaChannels) return;
+  for (int x = 0; x < width; ++x) {
+    out[x * kRgbaChannels + kRgbChannels] = in[x * kRgbaChannels + kRgbChannels];
+  }
+}
+
+/// Row `y` (any index: the border decides) widened by kGaussianRadius pixels on each side.
+template <typename Sample>
+void padded_row(BasicImageView<const Sample> in, int y, BorderMode border,
+                std::vector<std::uint32_t>& out) {
+  const int width = in.width();
+  const int channels = in.channels();
+  const int by = border_index(y, in.height(), border.kind);
+  std::fill(out.begin(), out.end(), border.value);  // a constant border's rows and ends
+  if (by < 0) return;
+  const Sample* row = in.row(by);
+  std::uint32_t* middle = out.data() + static_cast<std::ptrdiff_t>(kGaussianRadius) * channels;
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(width) * channels; ++i) {
+    middle[i] = row[i];
+  }
+  for (int k = 1; k <= kGaussianRadius; ++k) {
+    const int left = border_index(-k, width, border.kind);
+    const int right = border_index(width - 1 + k, width, border.kind);
+    for (int c = 0; c < channels; ++c) {
+      if (left >= 0) middle[-k * channels + c] = row[left * channels + c];
+      if (right >= 0) middle[(width - 1 + k) * channels + c] = row[right * channels + c];
+    }
+  }
+}
+
+/// The neutral value of a pass, which outside pixels take.
+template <typename Sample>
+Sample neutral(MorphOp morph) {
+  return morph == MorphOp::erode ? kTop<Sample> : Sample{0};
+}
+
+template <typename Sample>
+Sample pick(MorphOp morph, Sample a, Sample b) {
+  return morph == MorphOp::erode ? std::min(a, b) : std::max(a, b);
+}
+
+/// out[i] = pick over in[i], in[i + step], ..., in[i + (k - 1) step], for i in [0, n) (n a
+/// multiple of step): van Herk/Gil-Werman over units of `step` values, in blocks of k units:
+/// the suffix of the block a window starts in and the prefix of the one it ends in, three
+/// comparisons per value whatever k. `in` holds n + (k - 1) step values, as do the scratch
+/// `suffix` and `prefix`. The inner loops run over a unit's values (a whole row in the
+/// vertical pass), so they vectorize.
+template <typename Sample>
+void window_pick(const Sample* in, Sample* out, std::ptrdiff_t n, int k, std::ptrdiff_t step,
+                 MorphOp morph, Sample* suffix, Sample* prefix) {
+  const std::ptrdiff_t units = n / step + k - 1;
+  for (std::ptrdiff_t u = 0; u < units; ++u) {
+    const std::ptrdiff_t at = u * step;
+    if (u % k == 0) {
+      std::copy(in + at, in + at + step, prefix + at);
+      continue;
+    }
+    for (std::ptrdiff_t s = 0; s < step; ++s) {
+      prefix[at + s] = pick(morph, prefix[at - step + s], in[at + s]);
+    }
+  }
+  for (std::ptrdiff_t u = units - 1; u >= 0; --u) {
+    const std::ptrdiff_t at = u * step;
+    if (u % k == k - 1 || u == units - 1) {
+      std::copy(in + at, in + at + step, suffix + at);
+      continue;
+    }
+    for (std::ptrdiff_t s = 0; s < step; ++s) {
+      suffix[at + s] = pick(morph, suffix[at + step + s], in[at + s]);
+    }
+  }
+  const std::ptrdiff_t last = static_cast<std::ptrdiff_t>(k - 1) * step;
+  for (std::ptrdiff_t i = 0; i < n; ++i) out[i] = pick(morph, suffix[i], prefix[i + last]);
+}
+
+/// The buffers of one morphology call, reused by every chunk and rectangle.
+template <typename Sample>
+struct MorphologyScratch {
+  std::vector<Sample> across, line, suffix, prefix, down;
+};
+
+/// One rectangle's pass for output rows [begin, end) into `out`, combined with what `out`
+/// holds when `combine` (the element's other rectangles).
+template <typename Sample>
+void rect_pass(BasicImageView<const Sample> in, const SeRect& rect, MorphOp morph, int begin,
+               int end, std::vector<Sample>& out, bool combine,
+               MorphologyScratch<Sample>& scratch) {
+  const int channels = in.channels();
+  const auto samples = static_cast<std::ptrdiff_t>(in.width()) * channels;
+  const int kx = rect.x1 - rect.x0;
+  const int ky = rect.y1 - rect.y0;
+  const Sample none = neutral<Sample>(morph);
+  // Horizontal: row r of `across` is input row begin + y0 + r, each sample the pick over the
+  // rectangle's columns.
+  const int rows_needed = end - begin + ky - 1;
+  const std::ptrdiff_t wide = samples + static_cast<std::ptrdiff_t>(kx - 1) * channels;
+  scratch.across.resize(static_cast<std::size_t>(rows_needed) * samples);
+  scratch.line.resize(static_cast<std::size_t>(wide));
+  const auto longest =
+      static_cast<std::size_t>(std::max(wide, samples * static_cast<std::ptrdiff_t>(rows_needed)));
+  scratch.suffix.resize(longest);
+  scratch.prefix.resize(longest);
+  // line[j] is sample j + x0 * C of the row, neutral outside it: [lead, lead + samples) holds
+  // the row.
+  const std::ptrdiff_t lead = -static_cast<std::ptrdiff_t>(rect.x0) * channels;
+  const std::ptrdiff_t copy_from = std::max<std::ptrdiff_t>(0, -lead);
+  const std::ptrdiff_t copy_to = std::min(samples, wide - lead);
+  std::fill(scratch.line.begin(), scratch.line.end(), none);
+  for (int r = 0; r < rows_needed; ++r) {
+    Sample* dst = scratch.across.data() + static_cast<std::ptrdiff_t>(r) * samples;
+    const int y = begin + rect.y0 + r;
+    if (y < 0 || y >= in.height()) {
+      std::fill(dst, dst + samples, none);
+      continue;
+    }
+    if (copy_to > copy_from) {
+      const Sample* row = in.row(y);
+      std::copy(row + copy_from, row + copy_to, scratch.line.data() + lead + copy_from);
+    }
+    window_pick(scratch.line.data(), dst, samples, kx, channels, morph, scratch.suffix.data(),
+                scratch.prefix.data());
+  }
+  // Vertical, over whole rows at once: the same windows with a step of one row.
+  std::vector<Sample>& down = combine ? scratch.down : out;
+  down.resize(static_cast<std::size_t>(end - begin) * samples);
+  window_pick(scratch.across.data(), down.data(),
+              static_cast<std::ptrdiff_t>(end - begin) * samples, ky, samples, morph,
+              scratch.suffix.data(), scratch.prefix.data());
+  if (!combine) return;
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = pick(morph, out[i], down[i]);
+}
+
+}  // namespace
+
+template <typename Sample>
+void gaussian_separable_deep_rows(BasicImageView<const Sample> in, BasicImageView<Sample> out,
+                                  RowRange rows, const GaussianWeights& weights,
+                                  BorderMode border) {
+  const int channels = in.channels();
+  const auto samples = static_cast<std::ptrdiff_t>(in.width()) * channels;
+  const std::ptrdiff_t padded_size = samples + 2 * kGaussianRadius * channels;
+  const auto& q = weights.q;
+  std::vector<std::uint32_t> padded(static_cast<std::size_t>(padded_size));
+  // ring[k] holds the row pass of input row y - kGaussianRadius + k.
+  std::array<std::vector<std::uint32_t>, kGaussianTaps> ring;
+  const auto row_pass = [&](int y, std::vector<std::uint32_t>& sums) {
+    padded_row(in, y, border, padded);
+    sums.resize(static_cast<std::size_t>(samples));
+    const std::uint32_t* p = padded.data();
+    for (std::ptrdiff_t i = 0; i < samples; ++i) {
+      std::uint32_t sum = 0;
+      for (int k = 0; k < kGaussianTaps; ++k) sum += q[k] * p[i + k * channels];
+      sums[i] = sum;
+    }
+  };
+  for (int k = 0; k < kGaussianTaps - 1; ++k) row_pass(rows.begin - kGaussianRadius + k, ring[k]);
+  for (int y = rows.begin; y < rows.end; ++y) {
+    row_pass(y + kGaussianRadius, ring[kGaussianTaps - 1]);
+    Sample* dst = out.row(y);
+    for (std::ptrdiff_t i = 0; i < samples; ++i) {
+      std::uint32_t sum = kGaussianRounding;
+      for (int k = 0; k < kGaussianTaps; ++k) sum += q[k] * ring[k][i];
+      dst[i] = static_cast<Sample>(sum >> kGaussianShift);
+    }
+    copy_alpha_row(in.row(y), dst, in.width(), channels);
+    std::rotate(ring.begin(), ring.begin() + 1, ring.end());
+  }
+}
+
+template <typename Sample>
+void morphology_deep_rows(BasicImageView<const Sample> in, BasicImageView<Sample> out,
+                          RowRange rows, const StructuringElement& se, MorphOp morph) {
+  const std::vector<SeRect> rects = structuring_element_rects(se);
+  const auto samples = static_cast<std::ptrdiff_t>(in.width()) * in.channels();
+  std::vector<Sample> picked;
+  MorphologyScratch<Sample> scratch;
+  for (int begin = rows.begin; begin < rows.end; begin += kMorphologyChunkRows) {
+    const int end = std::min(rows.end, begin + kMorphologyChunkRows);
+    for (std::size_t r = 0; r < rects.size(); ++r) {
+      rect_pass(in, rects[r], morph, begin, end, picked, r > 0, scratch);
+    }
+    for (int y = begin; y < end; ++y) {
+      const Sample* src = picked.data() + static_cast<std::ptrdiff_t>(y - begin) * samples;
+      std::copy(src, src + samples, out.row(y));
+      copy_alpha_row(in.row(y), out.row(y), in.width(), in.channels());
+    }
+  }
+}
+
+const reference::TunedRows& tuned_rows_16() {
+  static const reference::TunedRows tuned{&gaussian_separable_deep_rows<std::uint16_t>,
+                                          &morphology_deep_rows<std::uint16_t>};
+  return tuned;
+}
+
+template void gaussian_separable_deep_rows(BasicImageView<const std::uint8_t>,
+                                           BasicImageView<std::uint8_t>, RowRange,
+                                           const GaussianWeights&, BorderMode);
+template void gaussian_separable_deep_rows(BasicImageView<const std::uint16_t>,
+                                           BasicImageView<std::uint16_t>, RowRange,
+                                           const GaussianWeights&, BorderMode);
+template void morphology_deep_rows(BasicImageView<const std::uint8_t>, BasicImageView<std::uint8_t>,
+                                   RowRange, const StructuringElement&, MorphOp);
+template void morphology_deep_rows(BasicImageView<const std::uint16_t>,
+                                   BasicImageView<std::uint16_t>, RowRange,
+                                   const StructuringElement&, MorphOp);
+
+}  // namespace parfilter::kernels

@@ -1,0 +1,102 @@
+// The tuned kernels of any depth (row_kernels_deep.hpp) against the spec's own loops
+// (reference_rows.hpp), at 8 and 16 bits: every border, both sigmas the tests use, every
+// element shape (one larger than the image), shapes from 1x1 up, split into row blocks.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "filter_math.hpp"
+#include "parfilter/image.hpp"
+#include "reference_rows.hpp"
+#include "row_kernels_deep.hpp"
+#include "support/test_images.hpp"
+
+namespace parfilter {
+namespace {
+
+struct Shape {
+  int width;
+  int height;
+};
+const std::vector<Shape> kShapes = {{1, 1}, {7, 1}, {1, 6}, {5, 3}, {37, 23}, {70, 9}};
+const std::vector<BorderMode> kBorders = {{BorderKind::replicate, 0},
+                                          {BorderKind::reflect101, 0},
+                                          {BorderKind::constant, 0},
+                                          {BorderKind::constant, 201}};
+const std::vector<SeSpec> kElements = {{SeShape::rect, 1, 1},     {SeShape::rect, 3, 3},
+                                       {SeShape::rect, 4, 2},     {SeShape::rect, 15, 15},
+                                       {SeShape::cross, 5, 3},    {SeShape::ellipse, 7, 5},
+                                       {SeShape::ellipse, 70, 50}};
+
+/// An image at `depth` with content in every bit.
+Image input(Shape shape, int channels, Depth depth) {
+  const auto seed = static_cast<std::uint32_t>(shape.width * 7 + shape.height + channels);
+  return depth == Depth::u8 ? test::synthetic_image(shape.width, shape.height, channels, seed)
+                            : test::synthetic_image_16(shape.width, shape.height, channels, seed);
+}
+
+/// Runs fill(rows) over the image's rows in three blocks (or fewer), as a scheduler splits them.
+template <typename Fill>
+void in_blocks(int height, Fill&& fill) {
+  constexpr int kBlocks = 3;
+  for (int b = 0; b < kBlocks; ++b) {
+    const RowRange rows{height * b / kBlocks, height * (b + 1) / kBlocks};
+    if (!rows.empty()) fill(rows);
+  }
+}
+
+template <typename Sample>
+void check_depth_case(const Image& in, const std::string& where) {
+  const auto src = in.view_of<Sample>();
+  for (const BorderMode border : kBorders) {
+    for (const double sigma : {1.5, 0.8}) {
+      const GaussianWeights weights = gaussian_weights(sigma);
+      Image expected(in.width(), in.height(), in.channels(), in.depth());
+      Image actual(in.width(), in.height(), in.channels(), in.depth());
+      reference::gaussian_rows(src, expected.view_of<Sample>(), RowRange{0, in.height()}, weights,
+                               border);
+      in_blocks(in.height(), [&](RowRange rows) {
+        kernels::gaussian_separable_deep_rows(src, actual.view_of<Sample>(), rows, weights, border);
+      });
+      EXPECT_EQ(actual, expected) << "gaussian " << to_string(border) << " sigma " << sigma << " "
+                                  << where;
+    }
+  }
+  for (const SeSpec& spec : kElements) {
+    const StructuringElement se = make_structuring_element(spec);
+    for (const MorphOp morph : {MorphOp::erode, MorphOp::dilate}) {
+      Image expected(in.width(), in.height(), in.channels(), in.depth());
+      Image actual(in.width(), in.height(), in.channels(), in.depth());
+      reference::morphology_rows(src, expected.view_of<Sample>(), RowRange{0, in.height()}, se,
+                                 morph);
+      in_blocks(in.height(), [&](RowRange rows) {
+        kernels::morphology_deep_rows(src, actual.view_of<Sample>(), rows, se, morph);
+      });
+      EXPECT_EQ(actual, expected) << (morph == MorphOp::erode ? "erode " : "dilate ")
+                                  << to_string(spec) << " " << where;
+    }
+  }
+}
+
+TEST(DeepRowKernels, GiveTheSpecsBytesAtBothDepths) {
+  for (const Depth depth : {Depth::u8, Depth::u16}) {
+    for (const Shape shape : kShapes) {
+      for (const int channels : {1, 3, 4}) {
+        const Image in = input(shape, channels, depth);
+        const std::string where = std::to_string(bits_of(depth)) + "-bit " +
+                                  std::to_string(shape.width) + "x" + std::to_string(shape.height) +
+                                  "x" + std::to_string(channels);
+        if (depth == Depth::u8) {
+          check_depth_case<std::uint8_t>(in, where);
+        } else {
+          check_depth_case<std::uint16_t>(in, where);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace parfilter
