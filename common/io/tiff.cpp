@@ -30,6 +30,7 @@ constexpr int kRgbaSamples = 4;
 constexpr std::size_t kMessageBytes = 512;
 constexpr std::uint64_t kBlockMarginBytes = std::uint64_t{64} << 20;
 /// Classic TIFF's offsets are 32-bit: anything near 4 GiB is written as BigTIFF.
+constexpr int kTiffDeflateLevel = 1;
 constexpr std::uint64_t kBigTiffFrom = (std::uint64_t{1} << 32) - (std::uint64_t{1} << 26);
 
 /// The file's bytes as libtiff reads them (reading), or the bytes it writes (writing).
@@ -150,8 +151,9 @@ Layout read_layout(TIFF* tif, const std::string& name, const MemoryFile& file) {
   if (TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric) != 1) {
     photometric = samples >= kRgbSamples ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
   }
-  const std::string reads = " (parfilter reads 8- and 16-bit unsigned gray, gray+alpha, RGB "
-                            "and RGBA TIFFs)";
+  const std::string reads =
+      " (parfilter reads 8- and 16-bit unsigned gray, gray+alpha, RGB "
+      "and RGBA TIFFs)";
   if (format != SAMPLEFORMAT_UINT) {
     fail(name, std::string("unsupported TIFF sample format: ") +
                    (format == SAMPLEFORMAT_IEEEFP ? "floating point" : "signed or complex") +
@@ -161,12 +163,12 @@ Layout read_layout(TIFF* tif, const std::string& name, const MemoryFile& file) {
     fail(name, "unsupported TIFF of " + std::to_string(bits) + " bits per sample" + reads);
   }
   const bool gray = photometric == PHOTOMETRIC_MINISBLACK && samples <= kGrayAlphaSamples;
-  const bool rgb = photometric == PHOTOMETRIC_RGB && samples >= kRgbSamples &&
-                   samples <= kRgbaSamples;
+  const bool rgb =
+      photometric == PHOTOMETRIC_RGB && samples >= kRgbSamples && samples <= kRgbaSamples;
   if (!gray && !rgb) {
-    const char* kind = photometric == PHOTOMETRIC_PALETTE     ? "palette"
-                       : photometric == PHOTOMETRIC_SEPARATED ? "CMYK"
-                       : photometric == PHOTOMETRIC_YCBCR     ? "YCbCr"
+    const char* kind = photometric == PHOTOMETRIC_PALETTE      ? "palette"
+                       : photometric == PHOTOMETRIC_SEPARATED  ? "CMYK"
+                       : photometric == PHOTOMETRIC_YCBCR      ? "YCbCr"
                        : photometric == PHOTOMETRIC_MINISWHITE ? "min-is-white"
                                                                : "colour model";
     fail(name, std::string("unsupported TIFF: ") + kind + " with " + std::to_string(samples) +
@@ -175,8 +177,9 @@ Layout read_layout(TIFF* tif, const std::string& name, const MemoryFile& file) {
   layout.samples = samples;
   layout.channels = samples == kGrayAlphaSamples ? kRgbaSamples : samples;
   layout.depth = bits == 16 ? Depth::u16 : Depth::u8;
-  layout.planar = samples > 1 && tag_or<std::uint16_t>(tif, TIFFTAG_PLANARCONFIG,
-                                                       PLANARCONFIG_CONTIG) == PLANARCONFIG_SEPARATE;
+  layout.planar =
+      samples > 1 && tag_or<std::uint16_t>(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) ==
+                         PLANARCONFIG_SEPARATE;
   return layout;
 }
 
@@ -225,8 +228,8 @@ void read_pixels(TIFF* tif, const Layout& layout, const std::string& name, Memor
       fail_tiff(name, "corrupt TIFF: bad tile size", file);
     }
   } else {
-    block_height = std::min(tag_or<std::uint32_t>(tif, TIFFTAG_ROWSPERSTRIP, layout.height),
-                            layout.height);
+    block_height =
+        std::min(tag_or<std::uint32_t>(tif, TIFFTAG_ROWSPERSTRIP, layout.height), layout.height);
     if (block_height == 0) block_height = layout.height;
   }
   const tmsize_t block_bytes = tiled ? TIFFTileSize(tif) : TIFFStripSize(tif);
@@ -234,8 +237,8 @@ void read_pixels(TIFF* tif, const Layout& layout, const std::string& name, Memor
                                  (layout.planar ? 1 : layout.samples) * sizeof(Sample);
   // A strip or tile may overhang the image, but not by more than a margin: a hostile tile
   // size cannot make a tiny image allocate gigabytes.
-  const std::uint64_t most = std::min<std::uint64_t>(options.max_bytes,
-                                                     image.size_bytes() + kBlockMarginBytes);
+  const std::uint64_t most =
+      std::min<std::uint64_t>(options.max_bytes, image.size_bytes() + kBlockMarginBytes);
   if (block_bytes <= 0 || static_cast<std::uint64_t>(block_bytes) < expected ||
       static_cast<std::uint64_t>(block_bytes) > most) {
     fail_tiff(name, "corrupt TIFF: bad strip or tile size", file);
@@ -246,10 +249,9 @@ void read_pixels(TIFF* tif, const Layout& layout, const std::string& name, Memor
     for (std::uint32_t y = 0; y < layout.height; y += block_height) {
       for (std::uint32_t x = 0; x < layout.width; x += block_width) {
         const auto sample = static_cast<std::uint16_t>(plane);
-        const tmsize_t got =
-            tiled ? TIFFReadTile(tif, block.data(), x, y, 0, sample)
-                  : TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, y, sample), block.data(),
-                                         block_bytes);
+        const tmsize_t got = tiled ? TIFFReadTile(tif, block.data(), x, y, 0, sample)
+                                   : TIFFReadEncodedStrip(tif, TIFFComputeStrip(tif, y, sample),
+                                                          block.data(), block_bytes);
         if (got < 0) fail_tiff(name, "corrupt or truncated TIFF", file);
         const std::uint32_t rows = tiled ? block_height : std::min(block_height, layout.height - y);
         place(layout, block.data(), block_width, x, y, rows, plane, image);
@@ -270,9 +272,9 @@ Image decode_tiff(std::span<const std::uint8_t> bytes, const std::string& name,
   const Layout layout = read_layout(tif.get(), name, file);
   check_image_size(name, layout.width, layout.height, layout.channels, options.max_bytes,
                    layout.depth);
-  Image image = decoder_image(static_cast<int>(layout.width), static_cast<int>(layout.height),
-                              layout.channels, options.allocator, options.map_pages_first,
-                              layout.depth);
+  Image image =
+      decoder_image(static_cast<int>(layout.width), static_cast<int>(layout.height),
+                    layout.channels, options.allocator, options.map_pages_first, layout.depth);
   if (layout.depth == Depth::u8) {
     read_pixels<std::uint8_t>(tif.get(), layout, name, file, options, image);
   } else {
@@ -341,6 +343,11 @@ std::vector<std::uint8_t> encode_tiff(const Image& image, const SaveOptions& opt
   TIFFSetField(t, TIFFTAG_COMPRESSION, compression);
   if (compression == COMPRESSION_LZW || compression == COMPRESSION_ADOBE_DEFLATE) {
     TIFFSetField(t, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+  }
+  if (compression == COMPRESSION_ADOBE_DEFLATE) {
+    // zlib's fastest level, as PNG's default (--png-level 1): libtiff's own default (6) took
+    // 420 ms of an 8 MB 16-bit image's 430 ms save, for a file a few percent smaller.
+    TIFFSetField(t, TIFFTAG_ZIPQUALITY, kTiffDeflateLevel);
   }
   TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
   if (image.depth() == Depth::u8) {

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <vector>
 
 namespace parfilter::kernels {
@@ -30,21 +32,23 @@ void copy_alpha_row(const Sample* in, Sample* out, int width, int channels) {
   }
 }
 
-/// Row `y` (any index: the border decides) widened by kGaussianRadius pixels on each side.
-template <typename Sample>
-void padded_row(BasicImageView<const Sample> in, int y, BorderMode border,
-                std::vector<std::uint32_t>& out) {
+/// Row `y` (any index: the border decides) widened by `radius` pixels on each side, as
+/// `Wide` values.
+template <typename Sample, typename Wide>
+void padded_row(BasicImageView<const Sample> in, int y, int radius, BorderMode border,
+                std::vector<Wide>& out) {
   const int width = in.width();
   const int channels = in.channels();
   const int by = border_index(y, in.height(), border.kind);
+  out.resize(static_cast<std::size_t>(width + 2 * radius) * channels);
   std::fill(out.begin(), out.end(), border.value);  // a constant border's rows and ends
   if (by < 0) return;
   const Sample* row = in.row(by);
-  std::uint32_t* middle = out.data() + static_cast<std::ptrdiff_t>(kGaussianRadius) * channels;
+  Wide* middle = out.data() + static_cast<std::ptrdiff_t>(radius) * channels;
   for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(width) * channels; ++i) {
     middle[i] = row[i];
   }
-  for (int k = 1; k <= kGaussianRadius; ++k) {
+  for (int k = 1; k <= radius; ++k) {
     const int left = border_index(-k, width, border.kind);
     const int right = border_index(width - 1 + k, width, border.kind);
     for (int c = 0; c < channels; ++c) {
@@ -164,13 +168,12 @@ void gaussian_separable_deep_rows(BasicImageView<const Sample> in, BasicImageVie
                                   BorderMode border) {
   const int channels = in.channels();
   const auto samples = static_cast<std::ptrdiff_t>(in.width()) * channels;
-  const std::ptrdiff_t padded_size = samples + 2 * kGaussianRadius * channels;
   const auto& q = weights.q;
-  std::vector<std::uint32_t> padded(static_cast<std::size_t>(padded_size));
+  std::vector<std::uint32_t> padded;
   // ring[k] holds the row pass of input row y - kGaussianRadius + k.
   std::array<std::vector<std::uint32_t>, kGaussianTaps> ring;
   const auto row_pass = [&](int y, std::vector<std::uint32_t>& sums) {
-    padded_row(in, y, border, padded);
+    padded_row(in, y, kGaussianRadius, border, padded);
     sums.resize(static_cast<std::size_t>(samples));
     const std::uint32_t* p = padded.data();
     for (std::ptrdiff_t i = 0; i < samples; ++i) {
@@ -213,9 +216,84 @@ void morphology_deep_rows(BasicImageView<const Sample> in, BasicImageView<Sample
   }
 }
 
+template <typename Sample>
+void sobel_deep_rows(BasicImageView<const Sample> gray, BasicImageView<Sample> out, RowRange rows,
+                     BorderMode border, SobelOutput output) {
+  const int width = gray.width();
+  static constexpr int kTopLevel = reference::kLevels<Sample> - 1;
+  static constexpr double kTopValue = kTopLevel;
+  std::array<std::vector<int>, 3> padded;  // rows y - 1, y, y + 1, rotated down each row
+  padded_row(gray, rows.begin - 1, 1, border, padded[1]);
+  padded_row(gray, rows.begin, 1, border, padded[2]);
+  for (int y = rows.begin; y < rows.end; ++y) {
+    std::rotate(padded.begin(), padded.begin() + 1, padded.end());
+    padded_row(gray, y + 1, 1, border, padded[2]);
+    const int* up = padded[0].data() + 1;
+    const int* mid = padded[1].data() + 1;
+    const int* down = padded[2].data() + 1;
+    Sample* dst = out.row(y);
+    // One loop per output, so that each vectorizes.
+    const auto each_pixel = [&](auto level_of) {
+      for (int x = 0; x < width; ++x) {
+        // Gx = [-1 0 1; -2 0 2; -1 0 1], Gy = [-1 -2 -1; 0 0 0; 1 2 1].
+        const int gx =
+            (up[x + 1] + 2 * mid[x + 1] + down[x + 1]) - (up[x - 1] + 2 * mid[x - 1] + down[x - 1]);
+        const int gy =
+            (down[x - 1] + 2 * down[x] + down[x + 1]) - (up[x - 1] + 2 * up[x] + up[x + 1]);
+        dst[x] = static_cast<Sample>(level_of(std::abs(gx), std::abs(gy)));
+      }
+    };
+    switch (output) {
+      case SobelOutput::magnitude:
+        each_pixel([](int ax, int ay) {
+          const double square = static_cast<double>(ax) * ax + static_cast<double>(ay) * ay;
+          // Truncation is the floor here (non-negative), and needs no libm call.
+          return static_cast<int>(std::min(std::sqrt(square) + 0.5, kTopValue + 0.5));
+        });
+        break;
+      case SobelOutput::l1:
+        each_pixel([](int ax, int ay) { return std::min(ax + ay, kTopLevel); });
+        break;
+      case SobelOutput::dx:
+        each_pixel([](int ax, int /*ay*/) { return std::min(ax, kTopLevel); });
+        break;
+      case SobelOutput::dy:
+        each_pixel([](int /*ax*/, int ay) { return std::min(ay, kTopLevel); });
+        break;
+    }
+  }
+}
+
+template <typename Sample>
+void sharpen_deep_rows(BasicImageView<const Sample> in, BasicImageView<Sample> out, RowRange rows,
+                       BorderMode border) {
+  constexpr int kCentreWeight = 5;
+  constexpr int kTopLevel = reference::kLevels<Sample> - 1;
+  const int channels = in.channels();
+  const auto samples = static_cast<std::ptrdiff_t>(in.width()) * channels;
+  std::array<std::vector<int>, 3> padded;
+  padded_row(in, rows.begin - 1, 1, border, padded[1]);
+  padded_row(in, rows.begin, 1, border, padded[2]);
+  for (int y = rows.begin; y < rows.end; ++y) {
+    std::rotate(padded.begin(), padded.begin() + 1, padded.end());
+    padded_row(in, y + 1, 1, border, padded[2]);
+    const int* up = padded[0].data() + channels;
+    const int* mid = padded[1].data() + channels;
+    const int* down = padded[2].data() + channels;
+    Sample* dst = out.row(y);
+    for (std::ptrdiff_t i = 0; i < samples; ++i) {
+      const int v =
+          kCentreWeight * mid[i] - up[i] - down[i] - mid[i - channels] - mid[i + channels];
+      dst[i] = static_cast<Sample>(std::clamp(v, 0, kTopLevel));
+    }
+    copy_alpha_row(in.row(y), dst, in.width(), channels);
+  }
+}
+
 const reference::TunedRows& tuned_rows_16() {
-  static const reference::TunedRows tuned{&gaussian_separable_deep_rows<std::uint16_t>,
-                                          &morphology_deep_rows<std::uint16_t>};
+  static const reference::TunedRows tuned{
+      &gaussian_separable_deep_rows<std::uint16_t>, &morphology_deep_rows<std::uint16_t>,
+      &sobel_deep_rows<std::uint16_t>, &sharpen_deep_rows<std::uint16_t>};
   return tuned;
 }
 
@@ -225,6 +303,14 @@ template void gaussian_separable_deep_rows(BasicImageView<const std::uint8_t>,
 template void gaussian_separable_deep_rows(BasicImageView<const std::uint16_t>,
                                            BasicImageView<std::uint16_t>, RowRange,
                                            const GaussianWeights&, BorderMode);
+template void sobel_deep_rows(BasicImageView<const std::uint8_t>, BasicImageView<std::uint8_t>,
+                              RowRange, BorderMode, SobelOutput);
+template void sobel_deep_rows(BasicImageView<const std::uint16_t>, BasicImageView<std::uint16_t>,
+                              RowRange, BorderMode, SobelOutput);
+template void sharpen_deep_rows(BasicImageView<const std::uint8_t>, BasicImageView<std::uint8_t>,
+                                RowRange, BorderMode);
+template void sharpen_deep_rows(BasicImageView<const std::uint16_t>, BasicImageView<std::uint16_t>,
+                                RowRange, BorderMode);
 template void morphology_deep_rows(BasicImageView<const std::uint8_t>, BasicImageView<std::uint8_t>,
                                    RowRange, const StructuringElement&, MorphOp);
 template void morphology_deep_rows(BasicImageView<const std::uint16_t>,

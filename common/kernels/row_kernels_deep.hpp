@@ -1,5 +1,6 @@
-// Tuned row kernels at any depth, templated on the sample type: the separable Gaussian and the
-// van Herk/Gil-Werman morphology over an element's rectangles. The CPU backends run them at 16
+// Tuned row kernels at any depth, templated on the sample type: the separable Gaussian, Sobel
+// and sharpen over padded rows, and the van Herk/Gil-Werman morphology over an element's
+// rectangles. The CPU backends run them at 16
 // bits in place of the spec's per-pixel loops (reference::TunedRows); they give the same bytes
 // (test_row_kernels_deep checks them against the spec's loops at both depths).
 #pragma once
@@ -27,6 +28,18 @@ void gaussian_separable_deep_rows(BasicImageView<const Sample> in, BasicImageVie
 template <typename Sample>
 void morphology_deep_rows(BasicImageView<const Sample> in, BasicImageView<Sample> out,
                           RowRange rows, const StructuringElement& se, MorphOp morph);
+
+/// Output rows `rows` of Sobel on a gray image: the 3x3 gradients over padded rows, the
+/// magnitude rounded from a double square root (exact: below 2^37 the root's error is far
+/// under the 1/(8 sqrt(n)) by which sqrt(n) must miss a half to round the other way).
+template <typename Sample>
+void sobel_deep_rows(BasicImageView<const Sample> gray, BasicImageView<Sample> out, RowRange rows,
+                     BorderMode border, SobelOutput output);
+
+/// Output rows `rows` of sharpen (5 v minus the four neighbours, clamped), alpha copied.
+template <typename Sample>
+void sharpen_deep_rows(BasicImageView<const Sample> in, BasicImageView<Sample> out, RowRange rows,
+                       BorderMode border);
 
 /// These kernels as the reference's 16-bit substitutes.
 [[nodiscard]] const reference::TunedRows& tuned_rows_16();

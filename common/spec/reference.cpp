@@ -70,12 +70,24 @@ class Ops {
   Image sobel(const Image& in, const OpParams& params) const {
     const Image g = gray(in);
     return same_shape(g, [&](RowRange rows, const Image& out) {
+      if constexpr (kDepthOf<Sample> == Depth::u16) {
+        if (tuned_.sobel != nullptr) {
+          tuned_.sobel(in_view(g), out_view(out), rows, params.border, params.sobel_output);
+          return;
+        }
+      }
       sobel_rows(in_view(g), out_view(out), rows, params.border, params.sobel_output);
     });
   }
 
   Image sharpen(const Image& in, const OpParams& params) const {
     return same_shape(in, [&](RowRange rows, const Image& out) {
+      if constexpr (kDepthOf<Sample> == Depth::u16) {
+        if (tuned_.sharpen != nullptr) {
+          tuned_.sharpen(in_view(in), out_view(out), rows, params.border);
+          return;
+        }
+      }
       sharpen_rows(in_view(in), out_view(out), rows, params.border);
     });
   }

@@ -83,6 +83,8 @@ struct TunedRows {
                    BorderMode) = nullptr;
   void (*morphology)(In<std::uint16_t>, Out<std::uint16_t>, RowRange, const StructuringElement&,
                      MorphOp) = nullptr;
+  void (*sobel)(In<std::uint16_t>, Out<std::uint16_t>, RowRange, BorderMode, SobelOutput) = nullptr;
+  void (*sharpen)(In<std::uint16_t>, Out<std::uint16_t>, RowRange, BorderMode) = nullptr;
 };
 
 /// `op` on `input` (either depth) by the loops above over `schedule`'s blocks, with `tuned`'s

@@ -1,10 +1,12 @@
 // The tuned kernels of any depth (row_kernels_deep.hpp) against the spec's own loops
-// (reference_rows.hpp), at 8 and 16 bits: every border, both sigmas the tests use, every
-// element shape (one larger than the image), shapes from 1x1 up, split into row blocks.
+// (reference_rows.hpp), at 8 and 16 bits: every border and Sobel output, both sigmas the tests
+// use, every element shape (one larger than the image), shapes from 1x1 up, split into row
+// blocks, and every magnitude Sobel can produce on a 16-bit image's extreme gradients.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "filter_math.hpp"
@@ -64,6 +66,28 @@ void check_depth_case(const Image& in, const std::string& where) {
                                   << where;
     }
   }
+  for (const BorderMode border : kBorders) {
+    Image expected(in.width(), in.height(), in.channels(), in.depth());
+    Image actual(in.width(), in.height(), in.channels(), in.depth());
+    reference::sharpen_rows(src, expected.view_of<Sample>(), RowRange{0, in.height()}, border);
+    in_blocks(in.height(), [&](RowRange rows) {
+      kernels::sharpen_deep_rows(src, actual.view_of<Sample>(), rows, border);
+    });
+    EXPECT_EQ(actual, expected) << "sharpen " << to_string(border) << " " << where;
+    if (in.channels() != 1) continue;  // Sobel reads a gray image
+    for (const SobelOutput output :
+         {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::dx, SobelOutput::dy}) {
+      Image sobel_expected(in.width(), in.height(), 1, in.depth());
+      Image sobel_actual(in.width(), in.height(), 1, in.depth());
+      reference::sobel_rows(src, sobel_expected.view_of<Sample>(), RowRange{0, in.height()}, border,
+                            output);
+      in_blocks(in.height(), [&](RowRange rows) {
+        kernels::sobel_deep_rows(src, sobel_actual.view_of<Sample>(), rows, border, output);
+      });
+      EXPECT_EQ(sobel_actual, sobel_expected)
+          << "sobel " << to_string(output) << " " << to_string(border) << " " << where;
+    }
+  }
   for (const SeSpec& spec : kElements) {
     const StructuringElement se = make_structuring_element(spec);
     for (const MorphOp morph : {MorphOp::erode, MorphOp::dilate}) {
@@ -77,6 +101,29 @@ void check_depth_case(const Image& in, const std::string& where) {
       EXPECT_EQ(actual, expected) << (morph == MorphOp::erode ? "erode " : "dilate ")
                                   << to_string(spec) << " " << where;
     }
+  }
+}
+
+// Gradients at the extremes of 16 bits (up to 4 T in each direction): checkerboards of 0 and
+// T and ramps, where the magnitude's square root is largest.
+TEST(DeepRowKernels, SobelMagnitudeAtTheExtremesOf16Bits) {
+  constexpr int kSide = 64;
+  Image in(kSide, kSide, 1, Depth::u16);
+  for (int y = 0; y < kSide; ++y) {
+    for (int x = 0; x < kSide; ++x) {
+      const bool checker = ((x / 2) + (y / 3)) % 2 == 0;
+      in.set_sample(x, y, 0, x < kSide / 2 ? (checker ? 65535 : 0) : (x * 1021 + y * 997) % 65536);
+    }
+  }
+  const auto src = std::as_const(in).view_of<std::uint16_t>();
+  for (const BorderMode border : kBorders) {
+    Image expected(kSide, kSide, 1, Depth::u16);
+    Image actual(kSide, kSide, 1, Depth::u16);
+    reference::sobel_rows(src, expected.view_of<std::uint16_t>(), RowRange{0, kSide}, border,
+                          SobelOutput::magnitude);
+    kernels::sobel_deep_rows(src, actual.view_of<std::uint16_t>(), RowRange{0, kSide}, border,
+                             SobelOutput::magnitude);
+    EXPECT_EQ(actual, expected) << to_string(border);
   }
 }
 
