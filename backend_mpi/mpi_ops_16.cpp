@@ -1,4 +1,5 @@
-// Each op on 16-bit rows as the ranks run it: the spec's own loops (reference_rows.hpp) over
+// Each op on 16-bit rows as the ranks run it: the CPU backends' 16-bit kernels (the tuned
+// ones of row_kernels_deep.hpp, the spec's own loops of reference_rows.hpp for the rest) over
 // the scheduler's blocks of this rank's rows, with the collectives of the 8-bit path between
 // them (histograms summed over the ranks, halos exchanged between morphology steps). The
 // split over the ranks is the 8-bit path's plan: the halos are the spec's at both depths.
@@ -11,6 +12,7 @@
 #include "filter_math.hpp"
 #include "mpi_ops.hpp"
 #include "reference_rows.hpp"
+#include "row_kernels_deep.hpp"
 
 namespace parfilter::mpi_detail {
 namespace {
@@ -78,7 +80,8 @@ OpOutput run_sobel(const Local& local, const OpParams& params) {
   on_every_rank(local.comm, [&] {
     const LocalGray gray = local_gray(local);
     for_rows(local, local.block, [&](RowRange rows) {
-      reference::sobel_rows<Sample>(gray.view, local.out, rows, params.border, params.sobel_output);
+      kernels::sobel_deep_rows<Sample>(gray.view, local.out, rows, params.border,
+                                       params.sobel_output);
     });
   });
   return {};
@@ -149,13 +152,13 @@ OpOutput run_thresholding(const Local& local, Op op, const OpParams& params) {
   return output;
 }
 
-/// The op's erosions and dilations, each the spec's loop over the block.
+/// The op's erosions and dilations, each the tuned kernel over the block.
 OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpParams& params) {
   const StructuringElement se = make_structuring_element(params.se);
   run_morphology_steps(local, plan, morphology_steps(op, params.iterations),
                        [&](MorphOp step, reference::In<Sample> src, reference::Out<Sample> dst) {
                          for_rows(local, local.block, [&](RowRange rows) {
-                           reference::morphology_rows<Sample>(src, dst, rows, se, step);
+                           kernels::morphology_deep_rows<Sample>(src, dst, rows, se, step);
                          });
                        });
   return {};
@@ -172,11 +175,11 @@ Compute<Sample> spec_compute_16(Op op, const OpParams& params, const Plan& plan)
     case Op::gaussian:
       return block_pass([weights = gaussian_weights(params.sigma), border = params.border](
                             const Local& local, RowRange rows) {
-        reference::gaussian_rows<Sample>(local.in, local.out, rows, weights, border);
+        kernels::gaussian_separable_deep_rows<Sample>(local.in, local.out, rows, weights, border);
       });
     case Op::sharpen:
       return block_pass([border = params.border](const Local& local, RowRange rows) {
-        reference::sharpen_rows<Sample>(local.in, local.out, rows, border);
+        kernels::sharpen_deep_rows<Sample>(local.in, local.out, rows, border);
       });
     case Op::pool:
       return block_pass([](const Local& local, RowRange rows) {
