@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_test_backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
 #include "reference.hpp"
@@ -39,16 +40,7 @@ const std::vector<BorderMode> kBorders = {{BorderKind::replicate, 0},
                                           {BorderKind::constant, 0},
                                           {BorderKind::constant, 200}};
 
-Backend& cuda_backend() {
-  static const std::unique_ptr<Backend> backend = make_cuda_backend({});
-  return *backend;
-}
-
-#define SKIP_WITHOUT_GPU()                                \
-  do {                                                    \
-    const Availability a = cuda_backend().availability(); \
-    if (!a.present) GTEST_SKIP() << "cuda: " << a.reason; \
-  } while (false)
+using test::cuda_backend;
 
 Image input_for(Size size, int channels) {
   constexpr std::uint32_t kSeedFactor = 31;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_test_backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
 #include "support/test_images.hpp"
@@ -17,16 +18,7 @@
 namespace parfilter {
 namespace {
 
-Backend& cuda_backend() {
-  static const std::unique_ptr<Backend> backend = make_cuda_backend({});
-  return *backend;
-}
-
-#define SKIP_WITHOUT_GPU()                                \
-  do {                                                    \
-    const Availability a = cuda_backend().availability(); \
-    if (!a.present) GTEST_SKIP() << "cuda: " << a.reason; \
-  } while (false)
+using test::cuda_backend;
 
 void check(cudaError_t status) { ASSERT_EQ(status, cudaSuccess) << cudaGetErrorString(status); }
 
