@@ -1,0 +1,64 @@
+#if defined(PARFILTER_HAVE_TIFF) && defined(PARFILTER_HAVE_ZLIB)
+
+#include "tiff_strips.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <string>
+
+#include "parfilter/error.hpp"
+
+namespace parfilter::io {
+namespace {
+
+/// The strip's rows, each sample minus the one a pixel before it (modulo the sample's range).
+template <typename Sample>
+std::vector<Sample> differenced(const Image& image, int first, int count) {
+  const auto in = image.view_of<Sample>();
+  const int channels = image.channels();
+  const auto samples = static_cast<std::ptrdiff_t>(in.row_samples());
+  std::vector<Sample> out(static_cast<std::size_t>(samples) * static_cast<std::size_t>(count));
+  for (int r = 0; r < count; ++r) {
+    const Sample* row = in.row(first + r);
+    Sample* dst = out.data() + static_cast<std::ptrdiff_t>(r) * samples;
+    std::copy(row, row + std::min<std::ptrdiff_t>(channels, samples), dst);
+    for (std::ptrdiff_t i = channels; i < samples; ++i) {
+      dst[i] = static_cast<Sample>(row[i] - row[i - channels]);
+    }
+  }
+  return out;
+}
+
+template <typename Sample>
+std::vector<std::uint8_t> deflated(const std::vector<Sample>& samples) {
+  const auto bytes = static_cast<uLong>(samples.size() * sizeof(Sample));
+  std::vector<std::uint8_t> out(compressBound(bytes));
+  uLongf size = static_cast<uLongf>(out.size());
+  const int result = compress2(out.data(), &size, reinterpret_cast<const Bytef*>(samples.data()),
+                               bytes, kTiffDeflateLevel);
+  if (result != Z_OK) {
+    throw RuntimeError("TIFF strip compression failed (zlib error " + std::to_string(result) + ")");
+  }
+  out.resize(size);
+  return out;
+}
+
+}  // namespace
+
+int tiff_rows_per_strip(const Image& image) {
+  const std::size_t row_bytes =
+      static_cast<std::size_t>(image.stride()) * bytes_per_sample(image.depth());
+  return static_cast<int>(
+      std::clamp<std::size_t>(kTiffStripBytes / std::max<std::size_t>(row_bytes, 1), 1,
+                              static_cast<std::size_t>(image.height())));
+}
+
+std::vector<std::uint8_t> deflate_tiff_strip(const Image& image, int first, int count) {
+  return image.depth() == Depth::u8 ? deflated(differenced<std::uint8_t>(image, first, count))
+                                    : deflated(differenced<std::uint16_t>(image, first, count));
+}
+
+}  // namespace parfilter::io
+
+#endif  // PARFILTER_HAVE_TIFF && PARFILTER_HAVE_ZLIB
