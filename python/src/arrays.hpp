@@ -28,6 +28,11 @@ class ArrayInput {
   explicit ArrayInput(const HostArray& array);
 
   [[nodiscard]] Depth depth() const { return depth_; }
+  /// Samples in the image (width x height x channels).
+  [[nodiscard]] std::size_t samples() const {
+    return static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) *
+           static_cast<std::size_t>(channels_);
+  }
   /// Whether the array was (H, W, 1) rather than (H, W): its one-channel results keep the axis.
   [[nodiscard]] bool channel_axis() const { return channel_axis_; }
   /// Runs the chain (validated and resolved for `backend`) on the array's pixels.

@@ -95,11 +95,17 @@ class WriteError : public std::runtime_error {
   return chain;
 }
 
+/// Below this many samples, a call that leaves the threads to parfilter runs on one: starting
+/// the workers' parallel regions (microseconds each, several per op) costs more than the work
+/// they would split. 64x64 gray otsu on OpenMP: 24 us on every core, about 7 us on one.
+constexpr std::size_t kOneThreadSamples = std::size_t{1} << 16;
+
 nb::object run(const std::vector<Step>& steps, const HostArray& array, const std::string& backend,
                int threads) {
   const ArrayInput input(array);
   OpChain chain = chain_of(steps);
   OpOutput output;
+  if (threads == 0 && input.samples() < kOneThreadSamples) threads = 1;
   {
     const nb::gil_scoped_release release;
     BackendPool::Lease lease = BackendPool::shared().lease(backend, threads);
