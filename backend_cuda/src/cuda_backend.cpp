@@ -329,12 +329,7 @@ class CudaBackend final : public Backend {
     const GateOpener opener{ws.gate};
     if (input_pinned) upload();
     ws.kernel_start.record(stream);
-    DeviceImage current = in;
-    for (std::size_t i = 0; i < chain.size(); ++i) {
-      pending.result = cuda::cuda_op(chain[i].op).run(ws, chain[i].params, current);
-      // The next step reads this one's image where every step reads its input: ws.input.
-      if (i + 1 < chain.size()) current = cuda::adopt_as_input(ws, pending.result.image);
-    }
+    pending.result = cuda::run_chain_steps(ws, chain, in);
     ws.kernel_stop.record(stream);
     const DeviceImage& out = pending.result.image;
     if (out.data == nullptr) return pending;

@@ -24,4 +24,8 @@ struct CudaOp {
 /// The CUDA definition of `op`; std::logic_error if ops/ has no file for it.
 [[nodiscard]] const CudaOp& cuda_op(Op op);
 
+/// The resolved chain's ops in turn on ws.stream, `in` (in ws.input) first: each next op reads
+/// the previous one's image where every op reads its input, ws.input. The last op's result.
+[[nodiscard]] DeviceResult run_chain_steps(Workspace& ws, const OpChain& resolved, DeviceImage in);
+
 }  // namespace parfilter::cuda

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cuda_op.hpp"
 #include "filter_math.hpp"
 
 namespace parfilter::cuda {
@@ -117,6 +118,15 @@ MorphSpans morphology_spans(const SeSpec& spec) {
         {span.x0 - se.anchor_x, span.x1 - se.anchor_x, j - se.anchor_y, j - se.anchor_y + 1});
   }
   return spans;
+}
+
+DeviceResult run_chain_steps(Workspace& ws, const OpChain& resolved, DeviceImage in) {
+  DeviceResult result;
+  for (std::size_t i = 0; i < resolved.size(); ++i) {
+    result = cuda_op(resolved[i].op).run(ws, resolved[i].params, in);
+    if (i + 1 < resolved.size()) in = adopt_as_input(ws, result.image);
+  }
+  return result;
 }
 
 }  // namespace parfilter::cuda

@@ -38,12 +38,7 @@ DeviceOutput run_on_device_memory(Workspace& ws, const OpChain& resolved,
   CUDA_CHECK(cudaMemcpy2DAsync(in.data, in.pitch, input.data, input.pitch, in_row,
                                static_cast<std::size_t>(input.height), cudaMemcpyDeviceToDevice,
                                stream));
-  DeviceResult result;
-  DeviceImage current = in;
-  for (std::size_t i = 0; i < resolved.size(); ++i) {
-    result = cuda_op(resolved[i].op).run(ws, resolved[i].params, current);
-    if (i + 1 < resolved.size()) current = adopt_as_input(ws, result.image);
-  }
+  DeviceResult result = run_chain_steps(ws, resolved, in);
   DeviceOutput output;
   output.histogram = std::move(result.histogram);
   output.threshold = result.threshold;
