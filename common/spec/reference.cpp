@@ -23,6 +23,19 @@ void for_rows(const RowBlocks& schedule, int rows, const std::function<void(RowR
   schedule.for_each(rows, [&](RowRange range, int /*block*/) { fn(range); });
 }
 
+/// `spec(args...)`, or at 16 bits `tuned(args...)` where the backend gave a tuned loop: the
+/// same output rows from the same inputs (TunedRows).
+template <typename Sample, typename Tuned, typename Spec, typename... Args>
+void spec_or_tuned(Tuned tuned, Spec spec, Args&&... args) {
+  if constexpr (kDepthOf<Sample> == Depth::u16) {
+    if (tuned != nullptr) {
+      tuned(std::forward<Args>(args)...);
+      return;
+    }
+  }
+  spec(std::forward<Args>(args)...);
+}
+
 /// The spec's ops at one sample type, each loop of reference_rows.hpp run over the schedule.
 template <typename Sample>
 class Ops {
@@ -57,38 +70,23 @@ class Ops {
   Image gaussian(const Image& in, const OpParams& params) const {
     const GaussianWeights weights = gaussian_weights(params.sigma);
     return same_shape(in, [&](RowRange rows, const Image& out) {
-      if constexpr (kDepthOf<Sample> == Depth::u16) {
-        if (tuned_.gaussian != nullptr) {
-          tuned_.gaussian(in_view(in), out_view(out), rows, weights, params.border);
-          return;
-        }
-      }
-      gaussian_rows(in_view(in), out_view(out), rows, weights, params.border);
+      spec_or_tuned<Sample>(tuned_.gaussian, &gaussian_rows<Sample>, in_view(in), out_view(out),
+                            rows, weights, params.border);
     });
   }
 
   Image sobel(const Image& in, const OpParams& params) const {
     const Image g = gray(in);
     return same_shape(g, [&](RowRange rows, const Image& out) {
-      if constexpr (kDepthOf<Sample> == Depth::u16) {
-        if (tuned_.sobel != nullptr) {
-          tuned_.sobel(in_view(g), out_view(out), rows, params.border, params.sobel_output);
-          return;
-        }
-      }
-      sobel_rows(in_view(g), out_view(out), rows, params.border, params.sobel_output);
+      spec_or_tuned<Sample>(tuned_.sobel, &sobel_rows<Sample>, in_view(g), out_view(out), rows,
+                            params.border, params.sobel_output);
     });
   }
 
   Image sharpen(const Image& in, const OpParams& params) const {
     return same_shape(in, [&](RowRange rows, const Image& out) {
-      if constexpr (kDepthOf<Sample> == Depth::u16) {
-        if (tuned_.sharpen != nullptr) {
-          tuned_.sharpen(in_view(in), out_view(out), rows, params.border);
-          return;
-        }
-      }
-      sharpen_rows(in_view(in), out_view(out), rows, params.border);
+      spec_or_tuned<Sample>(tuned_.sharpen, &sharpen_rows<Sample>, in_view(in), out_view(out), rows,
+                            params.border);
     });
   }
 
@@ -126,13 +124,8 @@ class Ops {
     Image current = in;
     for (const MorphOp step : morphology_steps(op, params.iterations)) {
       current = same_shape(current, [&](RowRange rows, const Image& out) {
-        if constexpr (kDepthOf<Sample> == Depth::u16) {
-          if (tuned_.morphology != nullptr) {
-            tuned_.morphology(in_view(current), out_view(out), rows, se, step);
-            return;
-          }
-        }
-        morphology_rows(in_view(current), out_view(out), rows, se, step);
+        spec_or_tuned<Sample>(tuned_.morphology, &morphology_rows<Sample>, in_view(current),
+                              out_view(out), rows, se, step);
       });
     }
     return current;
