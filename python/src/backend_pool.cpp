@@ -6,13 +6,20 @@
 
 namespace parfilter::python {
 
+std::vector<std::string> embeddable_backend_names() {
+  std::vector<std::string> names;
+  for (const BackendInfo& info : registered_backends()) {
+    if (!info.distributed) names.emplace_back(info.name);
+  }
+  return names;
+}
+
 const BackendInfo& embeddable_backend(const std::string& name) {
   const BackendInfo* info = find_backend(name);
   if (info == nullptr) {
     std::string built;
-    for (const BackendInfo& each : registered_backends()) {
-      if (each.distributed) continue;
-      built += (built.empty() ? "" : ", ") + std::string(each.name);
+    for (const std::string& each : embeddable_backend_names()) {
+      built += (built.empty() ? "" : ", ") + each;
     }
     throw UsageError("backend '" + name + "' is not in this build (built: " + built + ")");
   }

@@ -50,6 +50,9 @@ class BackendPool {
   std::map<std::string, std::vector<std::unique_ptr<Backend>>> idle_;
 };
 
+/// The registered backends that can run inside Python (not the distributed ones), in order.
+[[nodiscard]] std::vector<std::string> embeddable_backend_names();
+
 /// The registered backend `name`, refusing one that cannot run inside Python; UsageError.
 [[nodiscard]] const BackendInfo& embeddable_backend(const std::string& name);
 

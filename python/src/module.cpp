@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -52,6 +53,16 @@ class WriteError : public std::runtime_error {
   return name;
 }
 
+/// Every parameter by its Python name, built once.
+[[nodiscard]] const std::map<std::string, Param, std::less<>>& params_by_name() {
+  static const std::map<std::string, Param, std::less<>> by_name = [] {
+    std::map<std::string, Param, std::less<>> map;
+    for (const ParamInfo& info : param_table()) map.emplace(python_name(info), info.param);
+    return map;
+  }();
+  return by_name;
+}
+
 [[nodiscard]] std::string_view kind_name(ParamKind kind) {
   switch (kind) {
     case ParamKind::flag:
@@ -81,14 +92,11 @@ class WriteError : public std::runtime_error {
         step.params.variant = text;
         continue;
       }
-      const ParamInfo* found = nullptr;
-      for (const ParamInfo& info : param_table()) {
-        if (python_name(info) == key) found = &info;
-      }
-      if (found == nullptr || !reads(step.op, found->param)) {
+      const auto found = params_by_name().find(key);
+      if (found == params_by_name().end() || !reads(step.op, found->second)) {
         throw UsageError(name + " takes no parameter '" + key + "'");
       }
-      set_param(found->param, text, step.params);
+      set_param(found->second, text, step.params);
     }
     chain.push_back(std::move(step));
   }
@@ -311,16 +319,8 @@ NB_MODULE(_parfilter, m) {
   m.def("param_table", &py::param_table_list,
         "Every parameter: name, kind, range, default and help, as the CLI declares them.");
   m.def("backends", &py::backend_list, "Every backend built, and whether it runs here.");
-  m.def(
-      "backend_names",
-      [] {
-        std::vector<std::string> names;
-        for (const parfilter::BackendInfo& info : parfilter::registered_backends()) {
-          if (!info.distributed) names.emplace_back(info.name);
-        }
-        return names;
-      },
-      "The backends built that run inside Python, without starting any.");
+  m.def("backend_names", &py::embeddable_backend_names,
+        "The backends built that run inside Python, without starting any.");
   m.def("variants", &py::variants_of, "op"_a, "backend"_a,
         "The variants a backend offers for an op, its default first.");
   m.def("run", &py::run, "steps"_a, "image"_a, "backend"_a, "threads"_a,
