@@ -15,6 +15,7 @@
 
 #include "cuda_op.hpp"
 #include "cuda_util.hpp"
+#include "deep_device.hpp"
 #include "device_memory.hpp"
 #include "host_while_starting.hpp"
 #include "parfilter/backend.hpp"
@@ -147,6 +148,13 @@ class CudaBackend final : public Backend {
     return finish(ws, pending, times);
   }
 
+  [[nodiscard]] bool runs_16_bit() const override { return true; }
+  OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
+    const OpChain resolved = resolve(chain);
+    CUDA_CHECK(cudaSetDevice(device_));
+    return cuda::run_chain_16(workspace(0), resolved, input, times);
+  }
+
   [[nodiscard]] bool runs_device_images() const override { return true; }
   DeviceOutput run_chain_on_device(const OpChain& chain, const DeviceImageRef& input,
                                    std::uintptr_t stream) override {
@@ -208,6 +216,12 @@ class CudaBackend final : public Backend {
     };
     std::size_t started = 0;
     for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
+      if (input->image.depth() != Depth::u8) {
+        // One 16-bit image at a time, after the images in flight (results in input order).
+        for (std::size_t k = 0; k < kBatchSlots; ++k) retire((started + k) % kBatchSlots);
+        run_one_16(resolved, std::move(*input), callbacks);
+        continue;
+      }
       const std::size_t s = started++ % kBatchSlots;
       retire(s);  // the oldest image in flight, so results arrive in input order
       try {
@@ -225,6 +239,19 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  void run_one_16(const OpChain& resolved, BatchInput input, const BatchCallbacks& callbacks) {
+    StageTimes times;
+    OpOutput output;
+    try {
+      CUDA_CHECK(cudaSetDevice(device_));
+      output = cuda::run_chain_16(workspace(0), resolved, input.image, &times);
+    } catch (...) {
+      callbacks.failed(input.index, std::current_exception());
+      return;
+    }
+    callbacks.done(input.index, std::move(output), times);
+  }
+
   OpChain resolve(const OpChain& chain) {
     OpChain resolved = resolve_chain(*this, chain);
     use_device();

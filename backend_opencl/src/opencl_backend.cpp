@@ -13,6 +13,7 @@
 #include "cl_device.hpp"
 #include "cl_lane.hpp"
 #include "cl_op.hpp"
+#include "deep_device.hpp"
 #include "host_pool.hpp"
 #include "host_while_starting.hpp"
 #include "parfilter/backends/opencl.hpp"
@@ -128,6 +129,14 @@ class OpenClBackend final : public Backend {
     return opencl::finish_chain(*lane, pending, times);
   }
 
+  [[nodiscard]] bool runs_16_bit() const override { return true; }
+  OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
+    const OpChain resolved = resolve_chain(*this, chain);
+    Runtime& rt = use_device();
+    const LanePool::Lease lane = lanes_.lease(rt);
+    return opencl::run_chain_16(*lane, resolved, input, times);
+  }
+
   /// While the device starts, the inputs decoded meanwhile run on the host's cores where the
   /// caller lends them. Then image i is enqueued on lane i mod kBatchLanes once that lane's
   /// previous image (i - kBatchLanes) is retired, so the device uploads one image while it
@@ -164,6 +173,12 @@ class OpenClBackend final : public Backend {
     };
     std::size_t started = 0;
     for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
+      if (input->image.depth() != Depth::u8) {
+        // One 16-bit image at a time, after the images in flight (results in input order).
+        for (std::size_t k = 0; k < kBatchLanes; ++k) retire(slots[(started + k) % kBatchLanes]);
+        run_one_16(*slots[started % kBatchLanes].lane, resolved, std::move(*input), callbacks);
+        continue;
+      }
       Slot& slot = slots[started++ % kBatchLanes];
       retire(slot);  // the oldest image in flight, so results arrive in input order
       try {
@@ -178,6 +193,19 @@ class OpenClBackend final : public Backend {
   }
 
  private:
+  static void run_one_16(Lane& lane, const OpChain& resolved, BatchInput input,
+                         const BatchCallbacks& callbacks) {
+    StageTimes times;
+    OpOutput output;
+    try {
+      output = opencl::run_chain_16(lane, resolved, input.image, &times);
+    } catch (...) {
+      callbacks.failed(input.index, std::current_exception());
+      return;
+    }
+    callbacks.done(input.index, std::move(output), times);
+  }
+
   /// This machine's platforms and devices, and the one chosen.
   struct Probe {
     opencl::DeviceList devices;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -55,6 +56,13 @@ Clock::duration ms_duration(double ms) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
 }
 
+/// The first `rows` rows of `input` as an image of their own.
+Image top_rows(const Image& input, int rows) {
+  Image top = Image::uninitialized(input.width(), rows, input.channels(), input.depth());
+  std::memcpy(top.bytes(), input.bytes(), top.size_bytes());
+  return top;
+}
+
 /// The chain on one input, with the CPU backends' kernels: each op's default CPU variant.
 class HostShare {
  public:
@@ -65,15 +73,19 @@ class HostShare {
   /// The chain's time on one thread for a whole image like `input`, estimated from its top
   /// rows run on their own (the result is dropped). A chain that fails there is left to fail
   /// on the whole image, as that image's own failure: its estimate is then 0.
-  double estimate_one_thread_ms(const ConstImageView& input) {
+  double estimate_one_thread_ms(const Image& input) {
     const int rows = std::min(input.height(), kProbeRows);
-    const ConstImageView top(input.first_row(), input.width(), rows, input.channels(),
-                             input.stride(), RowRange{0, rows});
     CallingThreadScheduler one_thread;
     StageTimes times;
     const auto start = Clock::now();
     try {
-      (void)run_cpu_chain(one_thread, chain_, top, times, outputs_);
+      if (input.depth() == Depth::u8) {
+        const ConstImageView top(input.data(), input.width(), rows, input.channels(),
+                                 input.stride(), RowRange{0, rows});
+        (void)run_cpu_chain(one_thread, chain_, top, times, outputs_);
+      } else {
+        (void)run_cpu_chain_16(one_thread, chain_, top_rows(input, rows), times);
+      }
     } catch (const std::exception&) {
       return 0.0;
     }
@@ -83,7 +95,8 @@ class HostShare {
   /// Runs `item` on `scheduler`; returns its compute time.
   double run(RowScheduler& scheduler, BatchItem& item) {
     run_item(scheduler, item, [&](RowScheduler& s, const Image& input, StageTimes& t) {
-      return run_cpu_chain(s, chain_, input.view(), t, outputs_);
+      return input.depth() == Depth::u8 ? run_cpu_chain(s, chain_, input.view(), t, outputs_)
+                                        : run_cpu_chain_16(s, chain_, input, t);
     });
     item.times.on_host = true;
     return item.times.compute_ms;
@@ -116,7 +129,7 @@ bool run_on_host_while_starting(const OpChain& chain, const BatchCallbacks& call
   // A heavy chain's device starts while its first rows still run.
   device.begin_after(kFirstImageDeadlineMs);
   const auto probe_start = Clock::now();
-  if (share.estimate_one_thread_ms(first->image.view()) <= kSideBySideBudgetMs) {
+  if (share.estimate_one_thread_ms(first->image) <= kSideBySideBudgetMs) {
     device.hold();
     // Light images side by side, one task each, as a CPU backend's batch runs them.
     ImageTasks tasks(

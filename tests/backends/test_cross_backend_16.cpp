@@ -25,9 +25,10 @@ struct DeepCase {
   Op op = Op::gray;
 };
 
-/// Small shapes, down to 1x1 and smaller than every filter; 3 threads split them unevenly.
-constexpr std::array<std::array<int, 2>, 5> kDeepShapes = {
-    {{1, 1}, {1, 7}, {9, 1}, {5, 3}, {19, 13}}};
+/// Small shapes, down to 1x1 and smaller than every filter, and one wider than a GPU block;
+/// 3 threads split them unevenly.
+constexpr std::array<std::array<int, 2>, 6> kDeepShapes = {
+    {{1, 1}, {1, 7}, {9, 1}, {5, 3}, {19, 13}, {41, 18}}};
 constexpr std::array kSignificantBits = {16, 12};
 constexpr int kThreads = 3;
 

@@ -1,0 +1,167 @@
+// 16-bit images on the CUDA device: the one definition of the ops at 16 bits
+// (common/kernels/device_chain_16.hpp) over kernels/deep.cu, on a workspace's stream.
+#include "deep_device.hpp"
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <vector>
+
+#include "deep_launchers.hpp"
+#include "device_chain_16.hpp"
+
+namespace parfilter::cuda {
+namespace {
+
+using deep16::Sample;
+/// Samples per histogram launch: the kernel counts in 32-bit bins.
+constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
+
+class CudaDeepDevice {
+ public:
+  /// Device memory this object owns: images, tables and masks alike.
+  using Buffer = void*;
+
+  explicit CudaDeepDevice(cudaStream_t stream) : stream_(stream) {}
+
+  Buffer alloc(std::size_t samples) { return bytes(samples * sizeof(Sample)); }
+  Buffer upload(const Image& image) { return copy_up(image.bytes(), image.size_bytes()); }
+  Buffer table(std::span<const std::uint16_t> lut) {
+    return copy_up(keep(lut.data(), lut.size_bytes()), lut.size_bytes());
+  }
+  Buffer mask(std::span<const std::uint8_t> mask) {
+    return copy_up(keep(mask.data(), mask.size_bytes()), mask.size_bytes());
+  }
+  /// The buffers live until the chain ends: a step's kernels are still queued when the next
+  /// step's are.
+  void end_step(Buffer /*result*/) {}
+  void download(Buffer buffer, Image& into) {
+    CUDA_CHECK(cudaMemcpyAsync(into.bytes(), buffer, into.size_bytes(), cudaMemcpyDeviceToHost,
+                               stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  void gray(Buffer in, Buffer out, const deep::Shape& s) {
+    deep16::launch_gray(image(in), image(out), s, stream_);
+  }
+  void gaussian(Buffer in, Buffer out, const deep::Shape& s, const deep16::GaussianTaps& q,
+                BorderMode border, bool separable) {
+    auto* sums = separable ? static_cast<std::uint32_t*>(bytes(s.samples() * sizeof(std::uint32_t)))
+                           : nullptr;
+    deep16::launch_gaussian(image(in), image(out), sums, s, q, border, stream_);
+  }
+  void sobel(Buffer gray, Buffer out, const deep::Shape& s, BorderMode border,
+             SobelOutput output) {
+    deep16::launch_sobel(image(gray), image(out), s, border, output, stream_);
+  }
+  void sharpen(Buffer in, Buffer out, const deep::Shape& s, BorderMode border) {
+    deep16::launch_sharpen(image(in), image(out), s, border, stream_);
+  }
+  std::vector<std::uint64_t> histogram(Buffer in, const deep::Shape& s, int channel) {
+    return counted(s.pixels(), [&](std::uint64_t first, std::uint32_t count, std::uint32_t* bins) {
+      deep16::launch_histogram(image(in),
+                               first * static_cast<std::uint64_t>(s.channels) +
+                                   static_cast<std::uint64_t>(channel),
+                               s.channels, count, bins, stream_);
+    });
+  }
+  std::vector<std::uint64_t> luma_histogram(Buffer in, const deep::Shape& s) {
+    return counted(s.pixels(), [&](std::uint64_t first, std::uint32_t count, std::uint32_t* bins) {
+      deep16::launch_luma_histogram(image(in), first, s.channels, count, bins, stream_);
+    });
+  }
+  void apply_lut(Buffer in, Buffer out, const deep::Shape& s, Buffer lut) {
+    deep16::launch_apply_lut(image(in), image(out), s, static_cast<const std::uint16_t*>(lut),
+                             stream_);
+  }
+  void equalize_color(Buffer in, Buffer out, const deep::Shape& s, Buffer lut) {
+    deep16::launch_equalize_color(image(in), image(out), s, static_cast<const std::uint16_t*>(lut),
+                                  stream_);
+  }
+  void threshold(Buffer gray, Buffer out, const deep::Shape& s, int t) {
+    deep16::launch_threshold(image(gray), image(out), s, t, stream_);
+  }
+  void adaptive_segment(Buffer gray, Buffer out, const deep::Shape& s, int window,
+                        int min_contrast, int global_t) {
+    deep16::launch_adaptive_segment(image(gray), image(out), s, window, min_contrast, global_t,
+                                    stream_);
+  }
+  void morphology(Buffer in, Buffer out, const deep::Shape& s, Buffer mask,
+                  const StructuringElement& se, MorphOp op) {
+    deep16::launch_morphology(image(in), image(out), s, static_cast<const std::uint8_t*>(mask), se,
+                              op, stream_);
+  }
+  void pool(Buffer in, Buffer out, const deep::Shape& s, const deep::Shape& o) {
+    deep16::launch_pool(image(in), image(out), s, o, stream_);
+  }
+
+ private:
+  static Sample* image(Buffer buffer) { return static_cast<Sample*>(buffer); }
+
+  Buffer bytes(std::size_t count) {
+    DeviceBuffer& buffer = owned_.emplace_back();
+    buffer.reserve(count == 0 ? 1 : count);
+    return buffer.get();
+  }
+  /// A host copy of a table that lives until the chain ends, as its queued upload reads it.
+  const void* keep(const void* data, std::size_t count) {
+    const auto* first = static_cast<const unsigned char*>(data);
+    return host_tables_.emplace_back(first, first + count).data();
+  }
+  Buffer copy_up(const void* host, std::size_t count) {
+    Buffer buffer = bytes(count);
+    CUDA_CHECK(cudaMemcpyAsync(buffer, host, count, cudaMemcpyHostToDevice, stream_));
+    return buffer;
+  }
+
+  /// A histogram of `pixels` counts in launches of at most kHistogramChunk, each
+  /// launch(first, count, bins) counting into 32-bit bins, summed here in 64 bits.
+  template <typename Launch>
+  std::vector<std::uint64_t> counted(std::uint64_t pixels, Launch&& launch) {
+    std::vector<std::uint64_t> total(deep::kLevels16, 0);
+    std::vector<std::uint32_t> chunk(deep::kLevels16);
+    const std::size_t bins_bytes = chunk.size() * sizeof(std::uint32_t);
+    auto* bins = static_cast<std::uint32_t*>(bytes(bins_bytes));
+    for (std::uint64_t first = 0; first < pixels; first += kHistogramChunk) {
+      CUDA_CHECK(cudaMemsetAsync(bins, 0, bins_bytes, stream_));
+      launch(first, static_cast<std::uint32_t>(std::min(kHistogramChunk, pixels - first)), bins);
+      CUDA_CHECK(cudaMemcpyAsync(chunk.data(), bins, bins_bytes, cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+      for (std::size_t v = 0; v < total.size(); ++v) total[v] += chunk[v];
+    }
+    return total;
+  }
+
+  cudaStream_t stream_;
+  std::deque<DeviceBuffer> owned_;
+  std::deque<std::vector<unsigned char>> host_tables_;
+};
+
+}  // namespace
+
+OpOutput run_chain_16(Workspace& ws, const OpChain& resolved, const Image& input,
+                      StageTimes* times) {
+  ws.synchronize();  // the workspace's gate open, its stream idle
+  const cudaStream_t stream = ws.stream.get();
+  OpOutput output;
+  {
+    CudaDeepDevice device(stream);
+    ws.kernel_start.record(stream);
+    try {
+      output = deep::DeviceChain16<CudaDeepDevice>(device).run(resolved, input);
+    } catch (...) {
+      (void)cudaStreamSynchronize(stream);  // before the buffers its commands use are freed
+      throw;
+    }
+    ws.kernel_stop.record(stream);
+    ws.stream.synchronize();
+  }
+  if (times != nullptr) {
+    // The chain's upload, kernels, histogram read-backs and download together.
+    *times = StageTimes{};
+    times->compute_ms = ws.kernel_stop.ms_since(ws.kernel_start);
+  }
+  return output;
+}
+
+}  // namespace parfilter::cuda

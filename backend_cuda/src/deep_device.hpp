@@ -1,0 +1,14 @@
+// 16-bit images on the CUDA device (deep_device.cpp).
+#pragma once
+
+#include "cuda_ops.hpp"
+#include "parfilter/backend.hpp"
+
+namespace parfilter::cuda {
+
+/// The chain's steps (variants resolved) on a 16-bit image, on `ws`'s stream: one upload, the
+/// steps' kernels (kernels/deep.cu), one download. Waits for the stream and fills `times`.
+[[nodiscard]] OpOutput run_chain_16(Workspace& ws, const OpChain& resolved, const Image& input,
+                                    StageTimes* times);
+
+}  // namespace parfilter::cuda

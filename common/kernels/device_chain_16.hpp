@@ -1,0 +1,192 @@
+// The 16-bit spec of docs/FILTERS.md on a GPU, written once for the device backends: which
+// kernels each op runs, in what order, and the host math between them (filter_math's tables
+// and thresholds), over a Device that owns the buffers and launches the kernels (CUDA's
+// deep_device.cpp, OpenCL's). The image stays on the device from the upload to the last
+// step's download; only histograms come back in between.
+//
+// A Device provides, every buffer holding packed rows of 16-bit samples unless noted:
+//   using Buffer = ...;                             a copyable handle
+//   Buffer alloc(std::size_t samples);
+//   Buffer upload(const Image& image);              image.depth() == Depth::u16
+//   Buffer table(std::span<const std::uint16_t>);   an equalize table
+//   Buffer mask(std::span<const std::uint8_t>);     a structuring element's mask
+//   void end_step(const Buffer& result);            every other buffer may serve the next step
+//   void download(const Buffer&, Image& into);
+//   and one launcher per kernel below (gray ... pool), histograms returning their counts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "filter_math.hpp"
+#include "parfilter/image.hpp"
+#include "parfilter/op_set.hpp"
+
+namespace parfilter::deep {
+
+inline constexpr int kLevels16 = 1 << 16;
+
+/// A device image's shape: width x height pixels of `channels` samples, rows packed.
+struct Shape {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  [[nodiscard]] std::uint64_t pixels() const {
+    return static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  }
+  [[nodiscard]] std::size_t samples() const {
+    return static_cast<std::size_t>(pixels()) * static_cast<std::size_t>(channels);
+  }
+};
+
+/// The variant name of the two-pass Gaussian; every other variant at 16 bits runs the direct
+/// 5x5 sum (both give the spec's bytes: the row sums are exact in 32 bits).
+inline constexpr std::string_view kSeparableVariant = "separable";
+
+template <typename Device>
+class DeviceChain16 {
+ public:
+  using Buffer = typename Device::Buffer;
+  struct Plane {
+    Buffer buffer;
+    Shape shape;
+  };
+
+  explicit DeviceChain16(Device& device) : device_(device) {}
+
+  /// The chain's steps (variants resolved) on a 16-bit image: one upload, one download.
+  OpOutput run(const OpChain& resolved, const Image& input) {
+    std::optional<Plane> current =
+        Plane{device_.upload(input), {input.width(), input.height(), input.channels()}};
+    OpOutput output;
+    for (const OpStep& step : resolved) {
+      if (!current) break;  // a histogram ends the chain
+      output = OpOutput{};
+      current = run_step(step.op, *current, at_depth(step.params, Depth::u16), output);
+      if (current) device_.end_step(current->buffer);
+    }
+    if (current) {
+      const Shape& s = current->shape;
+      output.image = Image::uninitialized(s.width, s.height, s.channels, Depth::u16);
+      device_.download(current->buffer, output.image);
+    }
+    return output;
+  }
+
+ private:
+  std::optional<Plane> run_step(Op op, const Plane& in, const OpParams& params,
+                                OpOutput& output) {
+    switch (op) {
+      case Op::gray:
+        return gray(in);
+      case Op::gaussian: {
+        Plane out = like(in.shape);
+        device_.gaussian(in.buffer, out.buffer, in.shape, gaussian_weights(params.sigma).q,
+                         params.border, params.variant == kSeparableVariant);
+        return out;
+      }
+      case Op::sobel: {
+        const Plane g = gray(in);
+        Plane out = like(g.shape);
+        device_.sobel(g.buffer, out.buffer, g.shape, params.border, params.sobel_output);
+        return out;
+      }
+      case Op::sharpen: {
+        Plane out = like(in.shape);
+        device_.sharpen(in.buffer, out.buffer, in.shape, params.border);
+        return out;
+      }
+      case Op::histogram:
+        if (params.per_channel) {
+          for (int c = 0; c < in.shape.channels; ++c) {
+            output.wide_histogram.push_back(device_.histogram(in.buffer, in.shape, c));
+          }
+        } else {
+          const Plane g = gray(in);
+          output.wide_histogram.push_back(device_.histogram(g.buffer, g.shape, 0));
+        }
+        return std::nullopt;
+      case Op::equalize:
+        return equalize(in);
+      case Op::otsu:
+      case Op::segment:
+        return threshold(op, in, params, output);
+      case Op::erode:
+      case Op::dilate:
+      case Op::open:
+      case Op::close:
+        return morphology(op, in, params);
+      case Op::pool: {
+        Plane out = like({pool_extent(in.shape.width), pool_extent(in.shape.height),
+                          in.shape.channels});
+        device_.pool(in.buffer, out.buffer, in.shape, out.shape);
+        return out;
+      }
+    }
+    return std::nullopt;
+  }
+
+  Plane like(Shape shape) { return {device_.alloc(shape.samples()), shape}; }
+
+  /// A 1-channel image is its own gray.
+  Plane gray(const Plane& in) {
+    if (in.shape.channels == 1) return in;
+    Plane out = like({in.shape.width, in.shape.height, 1});
+    device_.gray(in.buffer, out.buffer, in.shape);
+    return out;
+  }
+
+  Plane equalize(const Plane& in) {
+    Plane out = like(in.shape);
+    if (in.shape.channels == 1) {
+      const std::vector<std::uint16_t> lut = equalize_levels(device_.histogram(in.buffer, in.shape, 0));
+      device_.apply_lut(in.buffer, out.buffer, in.shape, device_.table(lut));
+    } else {
+      // Colour: the Y of YCrCb through the table, Cr and Cb kept, alpha copied.
+      const std::vector<std::uint16_t> lut = equalize_levels(device_.luma_histogram(in.buffer, in.shape));
+      device_.equalize_color(in.buffer, out.buffer, in.shape, device_.table(lut));
+    }
+    return out;
+  }
+
+  Plane threshold(Op op, const Plane& in, const OpParams& params, OpOutput& output) {
+    const Plane g = gray(in);
+    const std::vector<std::uint64_t> hist = device_.histogram(g.buffer, g.shape, 0);
+    const int t = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
+    output.threshold = t;
+    Plane out = like(g.shape);
+    if (op == Op::segment && params.adaptive) {
+      device_.adaptive_segment(g.buffer, out.buffer, g.shape, params.window, params.min_contrast,
+                               t);
+    } else {
+      device_.threshold(g.buffer, out.buffer, g.shape, t);
+    }
+    return out;
+  }
+
+  /// The op's erosions and dilations in turn (morphology_steps).
+  Plane morphology(Op op, const Plane& in, const OpParams& params) {
+    const StructuringElement se = make_structuring_element(params.se);
+    const Buffer mask = device_.mask(se.mask);
+    Plane current = in;
+    std::optional<Plane> spare;  // two buffers in turn, however many steps
+    bool reading_input = true;
+    for (const MorphOp step : morphology_steps(op, params.iterations)) {
+      Plane out = spare ? *spare : like(current.shape);
+      device_.morphology(current.buffer, out.buffer, current.shape, mask, se, step);
+      spare.reset();
+      if (!reading_input) spare = current;
+      current = std::move(out);
+      reading_input = false;
+    }
+    return current;
+  }
+
+  Device& device_;
+};
+
+}  // namespace parfilter::deep
