@@ -4,7 +4,8 @@
 #   2. the whole ctest suite, the cross-backend suite with the GPU backends in it;
 #   3. with --bench, the CUDA benchmarks (parfilter-bench-cuda: kernels vs copy bandwidth and NPP;
 #      parfilter-bench-cuda-halo: what strip kernels' halos cost in data movement alone);
-#   4. compute-sanitizer memcheck and racecheck on test_cuda (every CUDA op and variant).
+#   4. compute-sanitizer memcheck and racecheck on test_cuda (every CUDA op and variant) and on
+#      the 16-bit suite's CUDA cases.
 # Logs and results go to $OUT (or ./gpu-check-logs); the last lines summarize every step and
 # the exit code is non-zero when any step failed.
 #
@@ -64,7 +65,17 @@ if [[ $cuda_only -eq 1 ]]; then
   for backend in PTHREAD OPENMP MPI OPENCL; do cmake_args+=("-DPARFILTER_WITH_$backend=OFF"); done
 fi
 if [[ -d "$root/.deps/usr" ]]; then
-  export PKG_CONFIG_PATH="$root/.deps/usr/lib/x86_64-linux-gnu/pkgconfig:$root/.deps/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  deps_lib="$root/.deps/usr/lib/x86_64-linux-gnu"
+  # The machine's own libtiff where it has one (the carried headers with it): a carried Debian
+  # libtiff brings its libjpeg62 into processes that also load the machine's libjpeg8.
+  machine_tiff="$(ldconfig -p 2>/dev/null | awk '/libtiff\.so\.6 /{print $NF; exit}')"
+  if [[ -n "$machine_tiff" ]]; then
+    rm -f "$deps_lib"/libtiff.so.6* "$deps_lib"/libjpeg.so.62* "$deps_lib"/libwebp.so.7* \
+      "$deps_lib"/libLerc.so.4* "$deps_lib"/libjbig.so.0* "$deps_lib"/libdeflate.so.0*
+    ln -sf "$machine_tiff" "$deps_lib/libtiff.so"
+  fi
+  export PKG_CONFIG_PATH="$deps_lib/pkgconfig:$root/.deps/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  export LD_LIBRARY_PATH="$deps_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   cmake_args+=(-DCMAKE_PREFIX_PATH="$root/.deps/usr")
 fi
 # The Python module: nanobind and pytest may come in .pydeps/ (pip install --target .pydeps
@@ -101,6 +112,10 @@ step "parfilter-cuda batch --timing" cli.log \
   "$build/backend_cuda/parfilter-cuda" gaussian --timing --out-dir "$smoke_dir" "$root"/data/*.png
 rm -rf "$smoke_dir"
 
+# The Python module with CuPy's arrays, step by step (scripts/gpu-python-check.sh).
+step "python module (import, each backend, pytest)" python.log \
+  "$root/scripts/gpu-python-check.sh" "$build"
+
 if [[ $bench -eq 1 ]]; then
   step "parfilter-bench-cuda" bench.txt "$build/bench/cuda/parfilter-bench-cuda" "$out/bench.csv"
   step "parfilter-bench-cuda-halo" halo.txt "$build/bench/cuda/parfilter-bench-cuda-halo"
@@ -111,10 +126,12 @@ if [[ $sanitizer -eq 1 ]]; then
   for tool in memcheck racecheck; do
     quick=()
     [[ $tool == racecheck ]] && quick=(env PARFILTER_CUDA_QUICK=1)
-    for test in test_cuda test_cuda_device_memory; do
+    # test_cross_backend_16's CUDA cases: every op, variant, border and shape at 16 bits.
+    for test in test_cuda test_cuda_device_memory "test_cross_backend_16 --gtest_filter=*cuda*"; do
+      read -r -a test_args <<<"$test"
       STEP_TIMEOUT="${SANITIZER_TIMEOUT:-${STEP_TIMEOUT:-900}}" step "compute-sanitizer $tool $test" \
         "$tool.log" "${quick[@]}" compute-sanitizer --tool "$tool" --error-exitcode 86 \
-        "$build/tests/$test" --gtest_brief=1
+        "$build/tests/${test_args[0]}" --gtest_brief=1 "${test_args[@]:1}"
     done
   done
 fi
