@@ -61,6 +61,7 @@ ResultRow Limits::copy_row(const Image& image) const {
   row.width = image.width();
   row.height = image.height();
   row.channels = image.channels();
+  row.depth = bits_of(image.depth());
   row.bytes = kCopyPasses * static_cast<double>(image.size_bytes());
   return row;
 }
@@ -71,10 +72,10 @@ double Limits::memcpy_gbs(const Image& image, int threads) {
   const std::unique_ptr<RowScheduler> scheduler =
       threads > 1 ? make_any_scheduler(threads) : nullptr;
   if (threads > 1 && !scheduler) return memcpy_gbs(image, 1);  // no threaded backend built
-  Image copy(image.width(), image.height(), image.channels());
+  Image copy(image.width(), image.height(), image.channels(), image.depth());
   const std::function<void()> work =
       scheduler ? scheduled_copy(*scheduler, image, copy) : std::function<void()>([&] {
-        std::memcpy(copy.data(), image.data(), image.size_bytes());
+        std::memcpy(copy.bytes(), image.bytes(), image.size_bytes());
       });
   const TimingStats stats = time_ms(work, plan_);
   const double gbs = copy_gbs(static_cast<double>(image.size_bytes()), stats.median_ms);

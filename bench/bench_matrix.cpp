@@ -49,13 +49,19 @@ std::vector<Case> expand_cases(const Matrix& matrix) {
       if (channels != 1 && channels != 3 && channels != 4) {
         throw std::invalid_argument("channels must be 1, 3 or 4");
       }
-      for (const Op op : ops) {
-        const std::vector<int> sides = has_se(op) ? matrix.se : std::vector<int>{0};
-        for (const int side : sides) {
-          Case c{op, OpParams{}, size, channels, side};
-          if (side > 0) c.params.se = {SeShape::rect, side, side};
-          validate_params(op, c.params);
-          cases.push_back(std::move(c));
+      for (const int bits : matrix.depths) {
+        if (bits != bits_of(Depth::u8) && bits != bits_of(Depth::u16)) {
+          throw std::invalid_argument("depths must be 8 or 16");
+        }
+        const Depth depth = bits == bits_of(Depth::u8) ? Depth::u8 : Depth::u16;
+        for (const Op op : ops) {
+          const std::vector<int> sides = has_se(op) ? matrix.se : std::vector<int>{0};
+          for (const int side : sides) {
+            Case c{op, OpParams{}, size, channels, depth, side};
+            if (side > 0) c.params.se = {SeShape::rect, side, side};
+            validate_params(op, c.params, depth);
+            cases.push_back(std::move(c));
+          }
         }
       }
     }

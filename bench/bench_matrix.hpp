@@ -26,6 +26,7 @@ struct Matrix {
   std::vector<std::string> variants = {"default"};
   std::vector<std::string> sizes = {"256", "1024"};
   std::vector<int> channels = {4};
+  std::vector<int> depths = {8};  ///< bits per sample: 8, 16
   std::vector<int> se = {3};  ///< square SE sides, for erode, dilate, open and close
   std::vector<int> threads;   ///< empty: 1 and every hardware thread
   int batch = 0;              ///< > 0: time run_batch over this many copies of the image
@@ -37,14 +38,15 @@ struct Case {
   OpParams params;
   ImageSize size;
   int channels = 4;
+  Depth depth = Depth::u8;
   int se = 0;  ///< the SE side, 0 for ops without one
 };
 
 /// The default ops: every op but open and close (an erosion and a dilation each).
 [[nodiscard]] std::vector<std::string> default_ops();
 
-/// The cases of `matrix`: sizes outer, then channels, ops and SE sizes (so that one image is
-/// generated per size and channel count). Throws std::invalid_argument on a bad name.
+/// The cases of `matrix`: sizes outer, then channels, depths, ops and SE sizes (so that one image
+/// is generated per size, channel count and depth). Throws std::invalid_argument on a bad name.
 [[nodiscard]] std::vector<Case> expand_cases(const Matrix& matrix);
 
 /// Whether `op` takes a structuring element.

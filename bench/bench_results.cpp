@@ -4,6 +4,7 @@
 #include <iomanip>
 
 #include "bench_text.hpp"
+#include "parfilter/image.hpp"
 
 namespace parfilter::bench {
 namespace {
@@ -27,7 +28,7 @@ std::string field(const std::string& text) {
 
 bool same_case(const ResultRow& a, const ResultRow& b) {
   return a.section == b.section && a.op == b.op && a.width == b.width && a.height == b.height &&
-         a.channels == b.channels && a.se == b.se && a.batch == b.batch;
+         a.channels == b.channels && a.depth == b.depth && a.se == b.se && a.batch == b.batch;
 }
 
 }  // namespace
@@ -40,7 +41,7 @@ double ResultRow::gbs() const {
 void Results::write_csv_header(std::ostream& out) {
   out << "machine,section,backend,op,variant,width,height,channels,se,threads,ranks,batch,"
          "median_ms,min_ms,max_ms,repeats,compute_ms,upload_ms,download_ms,bytes,gbs,limit,"
-         "limit_gbs,limit_fraction,background_cores,note\n";
+         "limit_gbs,limit_fraction,background_cores,note,depth\n";
 }
 
 void Results::write_csv(std::ostream& out) const {
@@ -56,7 +57,8 @@ void Results::write_csv(std::ostream& out) const {
         << fixed(r.download_ms, kMsDecimals + 1) << ',' << std::llround(r.bytes) << ','
         << fixed(r.gbs(), kRatioDecimals) << ',' << field(r.limit) << ','
         << fixed(r.limit_gbs, kRatioDecimals) << ',' << fixed(fraction, kRatioDecimals + 1) << ','
-        << fixed(r.background_cores, kRatioDecimals) << ',' << field(r.note) << '\n';
+        << fixed(r.background_cores, kRatioDecimals) << ',' << field(r.note) << ',' << r.depth
+        << '\n';
   }
 }
 
@@ -79,6 +81,7 @@ void Results::print_table(std::ostream& out) const {
       out << "\n"
           << r.op << (r.se > 0 ? " " + std::to_string(r.se) + "x" + std::to_string(r.se) : "")
           << "  " << r.width << "x" << r.height << "x" << r.channels
+          << (r.depth != bits_of(Depth::u8) ? "  " + std::to_string(r.depth) + "-bit" : "")
           << (r.batch > 0 ? "  batch of " + std::to_string(r.batch) : "") << "\n"
           << std::left << std::setw(kBackendWidth) << "  backend" << std::setw(kVariantWidth)
           << "variant" << std::right << std::setw(kThreadsWidth) << "thr" << std::setw(kNumberWidth)

@@ -20,6 +20,7 @@ struct ResultRow {
   int width = 0;
   int height = 0;
   int channels = 0;
+  int depth = 8;  ///< bits per sample
   int se = 0;
   int threads = 1;  ///< worker threads (per rank for MPI)
   int ranks = 1;

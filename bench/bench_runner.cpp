@@ -103,6 +103,7 @@ ResultRow Runner::row_for(const Case& c, const std::string& backend, int threads
   row.width = c.size.width;
   row.height = c.size.height;
   row.channels = c.channels;
+  row.depth = bits_of(c.depth);
   row.se = c.se;
   row.threads = threads;
   row.ranks = options_.mpi.active ? options_.mpi.size : 1;
@@ -119,11 +120,13 @@ void Runner::run() {
     std::size_t last = first;
     while (last < cases.size() && cases[last].size.width == cases[first].size.width &&
            cases[last].size.height == cases[first].size.height &&
-           cases[last].channels == cases[first].channels) {
+           cases[last].channels == cases[first].channels && cases[last].depth == cases[first].depth) {
       ++last;
     }
     const Case& head = cases[first];
-    const Image image = synthetic_image(head.size.width, head.size.height, head.channels);
+    const Image image = head.depth == Depth::u8
+                            ? synthetic_image(head.size.width, head.size.height, head.channels)
+                            : synthetic_image_16(head.size.width, head.size.height, head.channels);
     for (std::size_t i = first; i < last; ++i) {
       for (std::size_t t = 0; t < options_.matrix.threads.size(); ++t) {
         run_case(cases[i], image, t);
@@ -194,7 +197,7 @@ std::vector<Runner::Contender> Runner::contenders(const Case& c, const Image& im
       } else {
         contender.run = [&backend, &image, samples, params, op = c.op] {
           StageTimes times;
-          const OpOutput out = backend.run(op, image.view(), params, &times);
+          const OpOutput out = run_chain_on(backend, OpChain{{op, params}}, image, &times);
           samples->runs.push_back(times);
           samples->output_bytes = static_cast<double>(out.image.size_bytes());
         };
@@ -202,7 +205,8 @@ std::vector<Runner::Contender> Runner::contenders(const Case& c, const Image& im
       list.push_back(std::move(contender));
     }
   }
-  if (options_.peers && batch == 0) {
+  // OpenCV's counterparts here take 8-bit images (bench/peers_cv2.py times its 16-bit ops).
+  if (options_.peers && batch == 0 && c.depth == Depth::u8) {
     OpenCvCounterpart opencv;
     try {
       opencv = opencv_counterpart(c.op, c.params, image);
@@ -298,7 +302,10 @@ void Runner::run_case(const Case& c, const Image& image, std::size_t thread_inde
 
 void Runner::add_device_peers(const Image& image, const std::vector<Case>& cases) {
   constexpr int kRgba = 4;  // NPP's counterparts take RGBA
-  if (image.channels() != kRgba || !gpu_peer_missing().empty() || options_.matrix.batch > 0) return;
+  if (image.channels() != kRgba || image.depth() != Depth::u8 || !gpu_peer_missing().empty() ||
+      options_.matrix.batch > 0) {
+    return;
+  }
   const auto wanted = [&](const PeerTiming& t) -> const Case* {
     for (const Case& c : cases) {
       if (op_name(c.op) == t.op && c.se == t.se) return &c;

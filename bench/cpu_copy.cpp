@@ -31,8 +31,11 @@ std::unique_ptr<RowScheduler> make_any_scheduler(int threads) {
 std::function<void()> scheduled_copy(RowScheduler& scheduler, const Image& src, Image& dst) {
   return [&scheduler, &src, &dst] {
     scheduler.for_each_block(src.height(), [&](RowRange rows, int) {
-      std::memcpy(dst.row(rows.begin), src.row(rows.begin),
-                  static_cast<std::size_t>(rows.size()) * static_cast<std::size_t>(src.stride()));
+      // Bytes, so that either depth copies alike.
+      const std::size_t row_bytes = src.size_bytes() / static_cast<std::size_t>(src.height());
+      const std::size_t first = static_cast<std::size_t>(rows.begin) * row_bytes;
+      std::memcpy(dst.bytes() + first, src.bytes() + first,
+                  static_cast<std::size_t>(rows.size()) * row_bytes);
     });
   };
 }

@@ -1,5 +1,6 @@
 #include "synthetic.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace parfilter::bench {
@@ -28,6 +29,29 @@ Image synthetic_image(int width, int height, int channels, std::uint32_t seed) {
         const int noise =
             static_cast<int>(state >> (kBitsPerByte * static_cast<unsigned>(c))) % kNoise;
         row[x * channels + c] = static_cast<std::uint8_t>((base[c] + tile + noise) % kLevels);
+      }
+    }
+  }
+  return image;
+}
+
+Image synthetic_image_16(int width, int height, int channels, std::uint32_t seed) {
+  constexpr int kByteScale = 257;
+  constexpr std::uint32_t kLowByte = 0xFFU;
+  constexpr int kTop = 65535;
+  constexpr std::uint32_t kLcgMultiplier = 1664525U;  // Numerical Recipes' LCG
+  constexpr std::uint32_t kLcgIncrement = 1013904223U;
+  constexpr unsigned kHighByteShift = 24U;
+  const Image eight = synthetic_image(width, height, channels, seed);
+  Image image(width, height, channels, Depth::u16);
+  std::uint32_t state = seed;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      for (int c = 0; c < channels; ++c) {
+        state = state * kLcgMultiplier + kLcgIncrement;  // its high byte for the low one
+        const int v = eight.at(x, y, c) * kByteScale - static_cast<int>(kLowByte / 2) +
+                      static_cast<int>((state >> kHighByteShift) & kLowByte);
+        image.set_sample(x, y, c, std::clamp(v, 0, kTop));
       }
     }
   }

@@ -14,4 +14,9 @@ namespace parfilter::bench {
 [[nodiscard]] Image synthetic_image(int width, int height, int channels,
                                     std::uint32_t seed = 0x9e3779b9U);
 
+/// The same image at 16 bits, content in every bit: each sample 257 v plus noise in its low
+/// byte (not 8-bit data times 257, which some 16-bit paths might flatter).
+[[nodiscard]] Image synthetic_image_16(int width, int height, int channels,
+                                       std::uint32_t seed = 0x9e3779b9U);
+
 }  // namespace parfilter::bench
