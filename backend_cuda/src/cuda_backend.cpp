@@ -152,7 +152,7 @@ class CudaBackend final : public Backend {
   OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
     const OpChain resolved = resolve(chain);
     CUDA_CHECK(cudaSetDevice(device_));
-    return cuda::run_chain_16(workspace(0), resolved, input, times);
+    return cuda::run_chain_16(workspace(0), resolved, input, pinned_results_, times);
   }
 
   [[nodiscard]] bool runs_device_images() const override { return true; }
@@ -244,7 +244,7 @@ class CudaBackend final : public Backend {
     OpOutput output;
     try {
       CUDA_CHECK(cudaSetDevice(device_));
-      output = cuda::run_chain_16(workspace(0), resolved, input.image, &times);
+      output = cuda::run_chain_16(workspace(0), resolved, input.image, pinned_results_, &times);
     } catch (...) {
       callbacks.failed(input.index, std::current_exception());
       return;

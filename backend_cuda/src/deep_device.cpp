@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "deep_launchers.hpp"
@@ -22,10 +24,17 @@ class CudaDeepDevice {
   /// Device memory this object owns: images, tables and masks alike.
   using Buffer = void*;
 
-  explicit CudaDeepDevice(cudaStream_t stream) : stream_(stream) {}
+  CudaDeepDevice(Workspace& ws, std::shared_ptr<SampleAllocator> results)
+      : ws_(ws), stream_(ws.stream.get()), results_(std::move(results)) {}
 
   Buffer alloc(std::size_t samples) { return bytes(samples * sizeof(Sample)); }
-  Buffer upload(const Image& image) { return copy_up(image.bytes(), image.size_bytes()); }
+  /// The upload, then the kernels' start, timed by the workspace's events.
+  Buffer upload(const Image& image) {
+    ws_.upload_start.record(stream_);
+    Buffer buffer = copy_up(image.bytes(), image.size_bytes());
+    ws_.upload_stop.record(stream_);
+    return buffer;
+  }
   Buffer table(std::span<const std::uint16_t> lut) {
     return copy_up(keep(lut.data(), lut.size_bytes()), lut.size_bytes());
   }
@@ -35,11 +44,15 @@ class CudaDeepDevice {
   /// The buffers live until the chain ends: a step's kernels are still queued when the next
   /// step's are.
   void end_step(Buffer /*result*/) {}
+  [[nodiscard]] std::shared_ptr<SampleAllocator> host_results() const { return results_; }
   void download(Buffer buffer, Image& into) {
+    ws_.download_start.record(stream_);
     CUDA_CHECK(cudaMemcpyAsync(into.bytes(), buffer, into.size_bytes(), cudaMemcpyDeviceToHost,
                                stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    ws_.download_stop.record(stream_);
+    downloaded_ = true;
   }
+  [[nodiscard]] bool downloaded() const { return downloaded_; }
 
   void gray(Buffer in, Buffer out, const deep::Shape& s) {
     deep16::launch_gray(image(in), image(out), s, stream_);
@@ -132,7 +145,10 @@ class CudaDeepDevice {
     return total;
   }
 
+  Workspace& ws_;
   cudaStream_t stream_;
+  std::shared_ptr<SampleAllocator> results_;
+  bool downloaded_ = false;
   std::deque<DeviceBuffer> owned_;
   std::deque<std::vector<unsigned char>> host_tables_;
 };
@@ -140,26 +156,29 @@ class CudaDeepDevice {
 }  // namespace
 
 OpOutput run_chain_16(Workspace& ws, const OpChain& resolved, const Image& input,
-                      StageTimes* times) {
+                      const std::shared_ptr<SampleAllocator>& results, StageTimes* times) {
   ws.synchronize();  // the workspace's gate open, its stream idle
   const cudaStream_t stream = ws.stream.get();
   OpOutput output;
+  bool downloaded = false;
   {
-    CudaDeepDevice device(stream);
-    ws.kernel_start.record(stream);
+    CudaDeepDevice device(ws, results);
     try {
       output = deep::DeviceChain16<CudaDeepDevice>(device).run(resolved, input);
+      if (!device.downloaded()) ws.download_start.record(stream);  // a histogram's chain
+      ws.stream.synchronize();
     } catch (...) {
       (void)cudaStreamSynchronize(stream);  // before the buffers its commands use are freed
       throw;
     }
-    ws.kernel_stop.record(stream);
-    ws.stream.synchronize();
+    downloaded = device.downloaded();
   }
   if (times != nullptr) {
-    // The chain's upload, kernels, histogram read-backs and download together.
+    // The kernels' time includes the histograms' read-backs and the host math between them.
     *times = StageTimes{};
-    times->compute_ms = ws.kernel_stop.ms_since(ws.kernel_start);
+    times->upload_ms = ws.upload_stop.ms_since(ws.upload_start);
+    times->compute_ms = ws.download_start.ms_since(ws.upload_stop);
+    times->download_ms = downloaded ? ws.download_stop.ms_since(ws.download_start) : 0.0;
   }
   return output;
 }

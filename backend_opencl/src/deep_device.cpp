@@ -63,6 +63,9 @@ class ClDeepDevice {
     return lane_.upload(mask.data(), mask.size_bytes(), "structuring element");
   }
   void end_step(const Buffer& result) { lane_.release_except(result); }
+  [[nodiscard]] std::shared_ptr<SampleAllocator> host_results() const {
+    return lane_.host_results();
+  }
   void download(const Buffer& buffer, Image& into) {
     lane_.download(buffer, into.bytes(), into.size_bytes(), "output image");
   }
