@@ -27,9 +27,9 @@ struct Matrix {
   std::vector<std::string> sizes = {"256", "1024"};
   std::vector<int> channels = {4};
   std::vector<int> depths = {8};  ///< bits per sample: 8, 16
-  std::vector<int> se = {3};  ///< square SE sides, for erode, dilate, open and close
-  std::vector<int> threads;   ///< empty: 1 and every hardware thread
-  int batch = 0;              ///< > 0: time run_batch over this many copies of the image
+  std::vector<int> se = {3};      ///< square SE sides, for erode, dilate, open and close
+  std::vector<int> threads;       ///< empty: 1 and every hardware thread
+  int batch = 0;                  ///< > 0: time run_batch over this many copies of the image
 };
 
 /// One op with its parameters on one generated image.

@@ -120,7 +120,8 @@ void Runner::run() {
     std::size_t last = first;
     while (last < cases.size() && cases[last].size.width == cases[first].size.width &&
            cases[last].size.height == cases[first].size.height &&
-           cases[last].channels == cases[first].channels && cases[last].depth == cases[first].depth) {
+           cases[last].channels == cases[first].channels &&
+           cases[last].depth == cases[first].depth) {
       ++last;
     }
     const Case& head = cases[first];

@@ -51,8 +51,7 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--sizes", m.sizes, "image sizes: N (square) or WxH")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--depths", m.depths, "bits per sample: 8, 16")
-      ->capture_default_str();
+  app.add_option("--depths", m.depths, "bits per sample: 8, 16")->capture_default_str();
   app.add_option("--channels", m.channels, "1 (gray), 3 (RGB), 4 (RGBA)")
       ->delimiter(',')
       ->capture_default_str();

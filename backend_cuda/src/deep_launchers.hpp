@@ -31,8 +31,8 @@ void launch_sharpen(const Sample* in, Sample* out, Shape shape, BorderMode borde
 void launch_histogram(const Sample* in, std::uint64_t first, int stride, std::uint32_t count,
                       std::uint32_t* bins, cudaStream_t stream);
 /// Adds the YCrCb luma of pixels first .. first + count - 1 of an RGB(A) image.
-void launch_luma_histogram(const Sample* in, std::uint64_t first, int channels,
-                           std::uint32_t count, std::uint32_t* bins, cudaStream_t stream);
+void launch_luma_histogram(const Sample* in, std::uint64_t first, int channels, std::uint32_t count,
+                           std::uint32_t* bins, cudaStream_t stream);
 void launch_apply_lut(const Sample* in, Sample* out, Shape shape, const std::uint16_t* lut,
                       cudaStream_t stream);
 void launch_equalize_color(const Sample* in, Sample* out, Shape shape, const std::uint16_t* lut,

@@ -38,7 +38,7 @@ inline size_t deep_at(int x, int y, int width, int cn) {
 inline bool deep_filtered(int cn, int c) { return cn <= RGB || c < RGB; }
 
 inline uint deep_bordered(__global const SAMPLE* src, int x, int y, int c, int width, int height,
-                     int cn, int kind, uint value) {
+                          int cn, int kind, uint value) {
   const int bx = border_index(x, width, kind);
   const int by = border_index(y, height, kind);
   if (bx < 0 || by < 0) return value;
@@ -74,8 +74,9 @@ __kernel void deep_gaussian_direct(__global const SAMPLE* src, __global SAMPLE* 
     uint sum = 0;
     for (int i = 0; i < 5; ++i) {
       for (int j = 0; j < 5; ++j) {
-        sum += (uint)(q[i] * q[j]) * deep_bordered(src, x + j - GAUSSIAN_RADIUS, y + i - GAUSSIAN_RADIUS, c,
-                                               width, height, cn, kind, value);
+        sum += (uint)(q[i] * q[j]) * deep_bordered(src, x + j - GAUSSIAN_RADIUS,
+                                                   y + i - GAUSSIAN_RADIUS, c, width, height, cn,
+                                                   kind, value);
       }
     }
     dst[o] = (SAMPLE)((sum + (1u << (GAUSSIAN_SHIFT - 1))) >> GAUSSIAN_SHIFT);
@@ -99,8 +100,8 @@ __kernel void deep_gaussian_rows(__global const SAMPLE* src, __global uint* sums
 }
 
 __kernel void deep_gaussian_columns(__global const SAMPLE* src, __global const uint* sums,
-                                    __global SAMPLE* dst, int width, int height, int cn,
-                                    int4 q0123, int q4, int kind, uint value) {
+                                    __global SAMPLE* dst, int width, int height, int cn, int4 q0123,
+                                    int q4, int kind, uint value) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   const int q[5] = {q0123.x, q0123.y, q0123.z, q0123.w, q4};
@@ -114,7 +115,8 @@ __kernel void deep_gaussian_columns(__global const SAMPLE* src, __global const u
     for (int i = 0; i < 5; ++i) {
       const int by = border_index(y + i - GAUSSIAN_RADIUS, height, kind);
       // A row outside a constant border is V in every tap: 256 V.
-      const uint row = by < 0 ? GAUSS_WEIGHT_SUM * value : sums[deep_at(x, by, width, cn) + (size_t)c];
+      const uint row =
+          by < 0 ? GAUSS_WEIGHT_SUM * value : sums[deep_at(x, by, width, cn) + (size_t)c];
       sum += (uint)q[i] * row;
     }
     dst[o] = (SAMPLE)((sum + (1u << (GAUSSIAN_SHIFT - 1))) >> GAUSSIAN_SHIFT);
@@ -150,8 +152,8 @@ __kernel void deep_sobel(__global const SAMPLE* gray, __global SAMPLE* dst, int 
   dst[deep_at(x, y, width, 1)] = (SAMPLE)min(level, (uint)TOP);
 }
 
-__kernel void deep_sharpen(__global const SAMPLE* src, __global SAMPLE* dst, int width,
-                           int height, int cn, int kind, uint value) {
+__kernel void deep_sharpen(__global const SAMPLE* src, __global SAMPLE* dst, int width, int height,
+                           int cn, int kind, uint value) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   for (int c = 0; c < cn; ++c) {
@@ -176,8 +178,8 @@ __kernel void deep_histogram(__global const SAMPLE* src, ulong first, int stride
   atomic_inc(&bins[src[first + k * (size_t)stride]]);
 }
 
-__kernel void deep_luma_histogram(__global const SAMPLE* src, ulong first_pixel, int cn,
-                                  uint count, __global uint* bins) {
+__kernel void deep_luma_histogram(__global const SAMPLE* src, ulong first_pixel, int cn, uint count,
+                                  __global uint* bins) {
   const size_t k = get_global_id(0);
   if (k >= count) return;
   const size_t i = (first_pixel + k) * (size_t)cn;
@@ -293,7 +295,8 @@ __kernel void deep_pool(__global const SAMPLE* src, __global SAMPLE* dst, int wi
     for (int dy = 0; dy < POOL_STRIDE; ++dy) {
       for (int dx = 0; dx < POOL_STRIDE; ++dx) {
         const int xx = POOL_STRIDE * x + dx, yy = POOL_STRIDE * y + dy;
-        if (xx < width && yy < height) best = max(best, (int)src[deep_at(xx, yy, width, cn) + (size_t)c]);
+        if (xx < width && yy < height)
+          best = max(best, (int)src[deep_at(xx, yy, width, cn) + (size_t)c]);
       }
     }
     dst[deep_at(x, y, out_width, cn) + (size_t)c] = (SAMPLE)best;

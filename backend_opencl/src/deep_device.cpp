@@ -171,8 +171,7 @@ class ClDeepDevice {
 
 }  // namespace
 
-OpOutput run_chain_16(Lane& lane, const OpChain& resolved, const Image& input,
-                      StageTimes* times) {
+OpOutput run_chain_16(Lane& lane, const OpChain& resolved, const Image& input, StageTimes* times) {
   lane.begin_image();
   try {
     ClDeepDevice device(lane);

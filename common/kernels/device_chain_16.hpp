@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -83,8 +83,7 @@ class DeviceChain16 {
   }
 
  private:
-  std::optional<Plane> run_step(Op op, const Plane& in, const OpParams& params,
-                                OpOutput& output) {
+  std::optional<Plane> run_step(Op op, const Plane& in, const OpParams& params, OpOutput& output) {
     switch (op) {
       case Op::gray:
         return gray(in);
@@ -126,8 +125,8 @@ class DeviceChain16 {
       case Op::close:
         return morphology(op, in, params);
       case Op::pool: {
-        Plane out = like({pool_extent(in.shape.width), pool_extent(in.shape.height),
-                          in.shape.channels});
+        Plane out =
+            like({pool_extent(in.shape.width), pool_extent(in.shape.height), in.shape.channels});
         device_.pool(in.buffer, out.buffer, in.shape, out.shape);
         return out;
       }
@@ -148,11 +147,13 @@ class DeviceChain16 {
   Plane equalize(const Plane& in) {
     Plane out = like(in.shape);
     if (in.shape.channels == 1) {
-      const std::vector<std::uint16_t> lut = equalize_levels(device_.histogram(in.buffer, in.shape, 0));
+      const std::vector<std::uint16_t> lut =
+          equalize_levels(device_.histogram(in.buffer, in.shape, 0));
       device_.apply_lut(in.buffer, out.buffer, in.shape, device_.table(lut));
     } else {
       // Colour: the Y of YCrCb through the table, Cr and Cb kept, alpha copied.
-      const std::vector<std::uint16_t> lut = equalize_levels(device_.luma_histogram(in.buffer, in.shape));
+      const std::vector<std::uint16_t> lut =
+          equalize_levels(device_.luma_histogram(in.buffer, in.shape));
       device_.equalize_color(in.buffer, out.buffer, in.shape, device_.table(lut));
     }
     return out;

@@ -35,9 +35,10 @@ def test_every_op_on_a_cupy_array_equals_the_host(op, image):
 
 def test_a_chain_stays_on_the_gpu():
     img = IMAGES["rgb8_19x16"]
-    got = parfilter.chain(cupy.asarray(img), ["gray", ("gaussian", {"sigma": 2.0}), "sobel"])
+    steps = ["gray", ("gaussian", {"sigma": 2.0}), "sobel"]
+    got = parfilter.chain(cupy.asarray(img), steps)
     assert isinstance(got, cupy.ndarray)
-    assert np.array_equal(cupy.asnumpy(got), parfilter.chain(img, "gray,gaussian,sobel", backend="serial"))
+    assert np.array_equal(cupy.asnumpy(got), parfilter.chain(img, steps, backend="serial"))
 
 
 def test_work_is_ordered_on_the_callers_stream():
