@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "deep_launchers.hpp"
 #include "device_chain_16.hpp"
+#include "device_memory.hpp"
 
 namespace parfilter::cuda {
 namespace {
@@ -181,7 +183,54 @@ class CudaDeepDevice {
   std::deque<std::vector<unsigned char>> host_tables_;
 };
 
+using Chain16 = deep::DeviceChain16<CudaDeepDevice>;
+
+std::size_t packed_bytes(const deep::Shape& shape) {
+  return static_cast<std::size_t>(shape.width) * static_cast<std::size_t>(shape.channels) *
+         sizeof(Sample);
+}
+
 }  // namespace
+
+DeviceOutput run_chain_16_on_device(Workspace& ws, const OpChain& resolved,
+                                    const DeviceImageRef& input) {
+  ws.gate.open();
+  const cudaStream_t stream = ws.stream.get();
+  const deep::Shape shape{input.width, input.height, input.channels};
+  DeviceOutput output;
+  CudaDeepDevice device(ws, nullptr);
+  try {
+    // Strided rows are packed first, device to device: the kernels take packed rows.
+    void* in = input.data;
+    if (input.pitch != packed_bytes(shape)) {
+      in = device.alloc(shape.samples());
+      CUDA_CHECK(cudaMemcpy2DAsync(in, packed_bytes(shape), input.data, input.pitch,
+                                   packed_bytes(shape), static_cast<std::size_t>(shape.height),
+                                   cudaMemcpyDeviceToDevice, stream));
+    }
+    OpOutput result;
+    const std::optional<Chain16::Plane> last =
+        Chain16(device).run_on_device(resolved, Chain16::Plane{in, shape}, result);
+    output.wide_histogram = std::move(result.wide_histogram);
+    output.threshold = result.threshold;
+    if (last) {
+      const std::size_t row = packed_bytes(last->shape);
+      output.owner = packed_device_copy(last->buffer, row, row, last->shape.height, stream);
+      output.image = {static_cast<std::uint8_t*>(output.owner.get()),
+                      last->shape.width,
+                      last->shape.height,
+                      last->shape.channels,
+                      row,
+                      input.device,
+                      Depth::u16};
+    }
+    ws.stream.synchronize();  // before the intermediate buffers are freed
+  } catch (...) {
+    (void)cudaStreamSynchronize(stream);
+    throw;
+  }
+  return output;
+}
 
 OpOutput run_chain_16(Workspace& ws, const OpChain& resolved, const Image& input,
                       const std::shared_ptr<SampleAllocator>& results, StageTimes* times) {

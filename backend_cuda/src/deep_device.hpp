@@ -13,4 +13,10 @@ namespace parfilter::cuda {
                                     const std::shared_ptr<SampleAllocator>& results,
                                     StageTimes* times);
 
+/// The chain's steps on a 16-bit image in device memory (an array's, which they only read), on
+/// ws's stream; the result is copied, packed, into memory DeviceOutput::owner frees. Waits
+/// for the stream.
+[[nodiscard]] DeviceOutput run_chain_16_on_device(Workspace& ws, const OpChain& resolved,
+                                                  const DeviceImageRef& input);
+
 }  // namespace parfilter::cuda

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cuda_op.hpp"
+#include "deep_device.hpp"
 
 namespace parfilter::cuda {
 namespace {
@@ -27,10 +28,25 @@ void order_after(cudaStream_t earlier, cudaStream_t later) {
 
 }  // namespace
 
+std::shared_ptr<void> packed_device_copy(const void* source, std::size_t pitch,
+                                         std::size_t row_bytes, int height, cudaStream_t stream) {
+  void* memory = nullptr;
+  CUDA_CHECK(cudaMalloc(&memory, std::max<std::size_t>(row_bytes * height, 1)));
+  std::shared_ptr<void> owner(memory, [](void* p) { (void)cudaFree(p); });
+  CUDA_CHECK(cudaMemcpy2DAsync(memory, row_bytes, source, pitch, row_bytes,
+                               static_cast<std::size_t>(height), cudaMemcpyDeviceToDevice, stream));
+  return owner;
+}
+
 DeviceOutput run_on_device_memory(Workspace& ws, const OpChain& resolved,
                                   const DeviceImageRef& input, cudaStream_t caller) {
   const cudaStream_t stream = ws.stream.get();
   order_after(caller, stream);  // the array's producer has written it before we read it
+  if (input.depth == Depth::u16) {
+    DeviceOutput output = run_chain_16_on_device(ws, resolved, input);
+    order_after(stream, caller);  // the caller's next work sees the result
+    return output;
+  }
   // The kernels read pitched rows of the workspace (texture alignment), so the array is
   // copied in once, device to device.
   const DeviceImage in = ws.image(ws.input, input.width, input.height, input.channels);
@@ -45,13 +61,8 @@ DeviceOutput run_on_device_memory(Workspace& ws, const OpChain& resolved,
   const DeviceImage& out = result.image;
   if (out.data != nullptr) {
     const std::size_t out_row = packed_row(out.width, out.channels);
-    void* memory = nullptr;
-    CUDA_CHECK(cudaMalloc(&memory, std::max<std::size_t>(out_row * out.height, 1)));
-    output.owner = std::shared_ptr<void>(memory, [](void* p) { (void)cudaFree(p); });
-    CUDA_CHECK(cudaMemcpy2DAsync(memory, out_row, out.data, out.pitch, out_row,
-                                 static_cast<std::size_t>(out.height), cudaMemcpyDeviceToDevice,
-                                 stream));
-    output.image = {static_cast<std::uint8_t*>(memory),
+    output.owner = packed_device_copy(out.data, out.pitch, out_row, out.height, stream);
+    output.image = {static_cast<std::uint8_t*>(output.owner.get()),
                     out.width,
                     out.height,
                     out.channels,

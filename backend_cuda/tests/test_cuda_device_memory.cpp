@@ -22,20 +22,26 @@ using test::cuda_backend;
 
 void check(cudaError_t status) { ASSERT_EQ(status, cudaSuccess) << cudaGetErrorString(status); }
 
-/// An image copied into device memory whose rows are `extra` bytes longer than the pixels.
+/// The bytes of one row of `image`'s pixels.
+std::size_t row_bytes(const Image& image) {
+  return image.size_bytes() / static_cast<std::size_t>(image.height());
+}
+
+/// An image copied into device memory whose rows are `extra` samples longer than the pixels.
 struct DeviceCopy {
   DeviceCopy(const Image& image, std::size_t extra) {
-    const auto row = static_cast<std::size_t>(image.width()) * image.channels();
-    pitch = row + extra;
+    const std::size_t row = row_bytes(image);
+    pitch = row + extra * (image.depth() == Depth::u8 ? 1 : 2);
     check(cudaMalloc(&memory, pitch * image.height()));
-    check(cudaMemcpy2D(memory, pitch, image.data(), row, row, image.height(),
+    check(cudaMemcpy2D(memory, pitch, image.bytes(), row, row, image.height(),
                        cudaMemcpyHostToDevice));
     ref = {static_cast<std::uint8_t*>(memory),
            image.width(),
            image.height(),
            image.channels(),
            pitch,
-           0};
+           0,
+           image.depth()};
   }
   DeviceCopy(const DeviceCopy&) = delete;
   DeviceCopy& operator=(const DeviceCopy&) = delete;
@@ -47,38 +53,51 @@ struct DeviceCopy {
 
 /// A device result's pixels, downloaded.
 Image downloaded(const DeviceOutput& out) {
-  Image image(out.image.width, out.image.height, out.image.channels);
-  const auto row = static_cast<std::size_t>(out.image.width) * out.image.channels;
+  Image image(out.image.width, out.image.height, out.image.channels, out.image.depth);
+  const std::size_t row = row_bytes(image);
   EXPECT_EQ(out.image.pitch, row);  // packed, as an array library expects
-  check(cudaMemcpy2D(image.data(), row, out.image.data, out.image.pitch, row, out.image.height,
+  check(cudaMemcpy2D(image.bytes(), row, out.image.data, out.image.pitch, row, out.image.height,
                      cudaMemcpyDeviceToHost));
   return image;
 }
 
-TEST(CudaDeviceMemory, EveryOpGivesTheHostPathsBytesAtAnyPitch) {
+/// Every op on `input` in device memory, at two pitches, against the host path.
+void check_every_op(const Image& input) {
+  for (const std::size_t extra : {std::size_t{0}, std::size_t{13}}) {
+    const DeviceCopy device(input, extra);
+    for (const Op op : kAllOps) {
+      const OpChain chain{{op, {}}};
+      const OpOutput expected = run_chain_on(cuda_backend(), chain, input);
+      const DeviceOutput actual = cuda_backend().run_chain_on_device(chain, device.ref, 0);
+      check(cudaStreamSynchronize(nullptr));
+      const std::string where = std::string(op_name(op)) + " on " + std::to_string(input.width()) +
+                                "x" + std::to_string(input.height()) + "x" +
+                                std::to_string(input.channels()) + " at " +
+                                std::to_string(bits_of(input.depth())) + " bits";
+      EXPECT_EQ(actual.threshold, expected.threshold) << where;
+      EXPECT_EQ(actual.histogram, expected.histogram) << where;
+      EXPECT_EQ(actual.wide_histogram, expected.wide_histogram) << where;
+      if (op_info(op).traits.histogram_result) {
+        EXPECT_EQ(actual.image.data, nullptr) << where;
+        continue;
+      }
+      EXPECT_NE(actual.image.data, device.ref.data) << where;
+      EXPECT_EQ(downloaded(actual), expected.image) << where;
+    }
+  }
+}
+
+TEST(CudaDeviceMemory, EveryOpGivesTheHostPathsBytesAtAnyPitchAndDepth) {
   SKIP_WITHOUT_GPU();
   const std::vector<std::pair<int, int>> sizes = {{1, 1}, {67, 41}, {130, 70}};
   for (const auto& [width, height] : sizes) {
     for (const int channels : {1, 3, 4}) {
-      const Image input = test::synthetic_image(width, height, channels, width + channels);
-      for (const std::size_t extra : {std::size_t{0}, std::size_t{13}}) {
-        const DeviceCopy device(input, extra);
-        for (const Op op : kAllOps) {
-          const OpChain chain{{op, {}}};
-          const OpOutput expected = cuda_backend().run_chain(chain, input.view());
-          const DeviceOutput actual = cuda_backend().run_chain_on_device(chain, device.ref, 0);
-          check(cudaStreamSynchronize(nullptr));
-          const std::string where = std::string(op_name(op)) + " on " + std::to_string(width) +
-                                    "x" + std::to_string(height) + "x" + std::to_string(channels);
-          EXPECT_EQ(actual.threshold, expected.threshold) << where;
-          EXPECT_EQ(actual.histogram, expected.histogram) << where;
-          if (op_info(op).traits.histogram_result) {
-            EXPECT_EQ(actual.image.data, nullptr) << where;
-            continue;
-          }
-          EXPECT_NE(actual.image.data, device.ref.data) << where;
-          EXPECT_EQ(downloaded(actual), expected.image) << where;
-        }
+      for (const Depth depth : {Depth::u8, Depth::u16}) {
+        const auto seed = static_cast<std::uint32_t>(width + channels);
+        const Image input = depth == Depth::u8
+                                ? test::synthetic_image(width, height, channels, seed)
+                                : test::synthetic_image_16(width, height, channels, seed);
+        check_every_op(input);
       }
     }
   }

@@ -64,15 +64,10 @@ class DeviceChain16 {
 
   /// The chain's steps (variants resolved) on a 16-bit image: one upload, one download.
   OpOutput run(const OpChain& resolved, const Image& input) {
-    std::optional<Plane> current =
-        Plane{device_.upload(input), {input.width(), input.height(), input.channels()}};
     OpOutput output;
-    for (const OpStep& step : resolved) {
-      if (!current) break;  // a histogram ends the chain
-      output = OpOutput{};
-      current = run_step(step.op, *current, at_depth(step.params, Depth::u16), output);
-      if (current) device_.end_step(current->buffer);
-    }
+    const std::optional<Plane> current = run_on_device(
+        resolved, Plane{device_.upload(input), {input.width(), input.height(), input.channels()}},
+        output);
     if (current) {
       const Shape& s = current->shape;
       output.image =
@@ -80,6 +75,20 @@ class DeviceChain16 {
       device_.download(current->buffer, output.image);
     }
     return output;
+  }
+
+  /// The steps on an image already on the device, which they only read; the last step's image
+  /// (none after a histogram) stays there, its histograms and threshold in `output`.
+  std::optional<Plane> run_on_device(const OpChain& resolved, const Plane& input,
+                                     OpOutput& output) {
+    std::optional<Plane> current = input;
+    for (const OpStep& step : resolved) {
+      if (!current) break;  // a histogram ends the chain
+      output = OpOutput{};
+      current = run_step(step.op, *current, at_depth(step.params, Depth::u16), output);
+      if (current) device_.end_step(current->buffer);
+    }
+    return current;
   }
 
  private:

@@ -122,27 +122,28 @@ OpOutput ArrayInput::run(Backend& backend, const OpChain& chain) const {
 }
 
 DeviceImageRef device_image_of(const CudaArray& array, const Backend& backend) {
-  if (array.dtype() == nb::dtype<std::uint16_t>()) {
-    check_depth(backend, Depth::u16);
-    throw UsageError("a 16-bit GPU array: the " + std::string(backend.name()) +
-                     " backend takes 8-bit GPU arrays only");
-  }
-  if (array.dtype() != nb::dtype<std::uint8_t>()) {
+  const bool deep = array.dtype() == nb::dtype<std::uint16_t>();
+  if (!deep && array.dtype() != nb::dtype<std::uint8_t>()) {
     throw nb::type_error("an image array of uint8 or uint16 samples is expected");
   }
+  const Depth depth = deep ? Depth::u16 : Depth::u8;
+  check_depth(backend, depth);
   const int channels = checked_channels(array);
   if (!packed_pixels(array, channels)) {
     throw UsageError(
         "a GPU array of packed pixels is expected (its rows may be strided); "
         "copy it with cupy.ascontiguousarray or .contiguous() first");
   }
-  // A (possibly strided) view's bytes are not ours to write: the kernels only read them.
+  // A (possibly strided) view's bytes are not ours to write: the kernels only read them. Its
+  // strides count samples.
+  const std::size_t sample_bytes = deep ? sizeof(std::uint16_t) : sizeof(std::uint8_t);
   return {static_cast<std::uint8_t*>(const_cast<void*>(array.data())),
           static_cast<int>(array.shape(1)),
           static_cast<int>(array.shape(0)),
           channels,
-          static_cast<std::size_t>(array.stride(0)),
-          array.device_id()};
+          static_cast<std::size_t>(array.stride(0)) * sample_bytes,
+          array.device_id(),
+          depth};
 }
 
 bool has_channel_axis(const CudaArray& array) { return array.ndim() == 3 && array.shape(2) == 1; }
@@ -156,7 +157,8 @@ nb::object to_device_array(DeviceOutput&& output, bool channel_axis, const std::
                                static_cast<std::size_t>(image.width),
                                static_cast<std::size_t>(image.channels)};
   const std::size_t ndim = image.channels == 1 && !channel_axis ? 2 : 3;
-  const auto dtype = nb::dtype<std::uint8_t>();
+  const nb::dlpack::dtype dtype =
+      image.depth == Depth::u8 ? nb::dtype<std::uint8_t>() : nb::dtype<std::uint16_t>();
   const int cuda = nb::device::cuda::value;
   if (framework == "cupy") {
     return nb::cast(

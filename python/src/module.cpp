@@ -146,13 +146,14 @@ nb::object run_on_device(const std::vector<Step>& steps, const CudaArray& array,
     }
     const DeviceImageRef input = device_image_of(array, *lease);
     chain = resolve_chain(*lease, chain);
-    for (const OpStep& step : chain) validate_params(step.op, step.params, Depth::u8);
+    for (const OpStep& step : chain) validate_params(step.op, step.params, input.depth);
     output = lease->run_chain_on_device(chain, input, stream);
   }
   const OpTraits& traits = op_info(chain.back().op).traits;
   if (traits.histogram_result) {
     OpOutput counts;
     counts.histogram = std::move(output.histogram);
+    counts.wide_histogram = std::move(output.wide_histogram);
     return histogram_array(counts);
   }
   const std::optional<int> threshold = output.threshold;

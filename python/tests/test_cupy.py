@@ -14,10 +14,11 @@ cupy = pytest.importorskip("cupy")
 if "cuda" not in BACKENDS:
     pytest.skip("no CUDA device for the cuda backend", allow_module_level=True)
 
-EIGHT_BIT = ["gray8_37x23", "rgb8_19x16", "rgba8_9x5", "gray8_1x1"]
+DEVICE_IMAGES = ["gray8_37x23", "rgb8_19x16", "rgba8_9x5", "gray8_1x1", "gray16_37x23", "rgb16_19x16",
+                 "gray16_1x7"]
 
 
-@pytest.mark.parametrize("image", EIGHT_BIT)
+@pytest.mark.parametrize("image", DEVICE_IMAGES)
 @pytest.mark.parametrize("op", [o["name"] for o in parfilter.OPS])
 def test_every_op_on_a_cupy_array_equals_the_host(op, image):
     img = IMAGES[image]
@@ -52,13 +53,15 @@ def test_work_is_ordered_on_the_callers_stream():
     assert np.array_equal(cupy.asnumpy(z), expected)
 
 
-def test_strided_rows_in_place_and_other_layouts_refused():
+def test_strided_rows_at_either_depth_in_place_and_other_layouts_refused():
     img = IMAGES["rgb8_19x16"]
     x = cupy.asarray(img)
     assert np.array_equal(cupy.asnumpy(parfilter.sobel(x[::2])), parfilter.sobel(img[::2], backend="serial"))
     with pytest.raises(ValueError, match="packed pixels"):
         parfilter.sobel(x[:, ::2])
-    with pytest.raises(ValueError, match="--depth 8|8-bit"):
-        parfilter.sobel(cupy.asarray(IMAGES["gray16_37x23"]))
+    deep = IMAGES["rgb16_19x16"]
+    got = parfilter.gaussian(cupy.asarray(deep)[::2])
+    assert got.dtype == np.uint16
+    assert np.array_equal(cupy.asnumpy(got), parfilter.gaussian(deep[::2], backend="serial"))
     with pytest.raises(ValueError, match="host arrays"):
         parfilter.sobel(x, backend="openmp")

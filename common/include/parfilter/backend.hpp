@@ -113,8 +113,8 @@ struct BatchCallbacks {
 [[nodiscard]] std::function<std::optional<BatchInput>()> indexed_inputs(
     std::size_t count, std::function<std::optional<Image>(std::size_t index)> load);
 
-/// An 8-bit image in a GPU's memory, as an array library holds it (a CuPy or PyTorch array,
-/// through DLPack): packed pixels, rows `pitch` bytes apart, on device `device`.
+/// An 8- or 16-bit image in a GPU's memory, as an array library holds it (a CuPy or PyTorch
+/// array, through DLPack): packed pixels, rows `pitch` bytes apart, on device `device`.
 struct DeviceImageRef {
   std::uint8_t* data = nullptr;
   int width = 0;
@@ -122,6 +122,7 @@ struct DeviceImageRef {
   int channels = 0;
   std::size_t pitch = 0;
   int device = 0;
+  Depth depth = Depth::u8;
 };
 
 /// A chain's result left in the GPU's memory: the image in memory the backend allocated,
@@ -131,6 +132,7 @@ struct DeviceOutput {
   DeviceImageRef image;
   std::shared_ptr<void> owner;
   std::vector<HistogramBins> histogram;
+  std::vector<std::vector<std::uint64_t>> wide_histogram;  ///< a 16-bit image's, as OpOutput's
   std::optional<int> threshold;
 };
 
