@@ -117,5 +117,22 @@ TEST(CrossBackend16, ChainsKeepSixteenBits) {
   }
 }
 
+/// The largest shape the issue names, 12-bit data, each op's defaults and each backend's
+/// default variant: the GPU kernels' grids and the CPU backends' blocks at a real size.
+TEST(CrossBackend16, ALargeTwelveBitImageMatchesTheReference) {
+  constexpr int kSide = 1411;
+  constexpr int kTwelveBits = 12;
+  const Image input = synthetic_image_16(kSide, kSide, 1, 7, kTwelveBits);
+  for (const Op op : kAllOps) {
+    const OpOutput expected = reference::run(op, input, {});
+    for (const BackendInfo& info : registered_backends()) {
+      Backend& backend = backend_named(std::string(info.name), info.threaded ? kThreads : 0);
+      if (!backend.availability().present || !backend.runs_16_bit()) continue;
+      EXPECT_TRUE(same_output(expected, run_chain_on(backend, OpChain{{op, {}}}, input)))
+          << info.name << " " << op_name(op);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace parfilter
