@@ -60,6 +60,19 @@ __device__ __forceinline__ bool filtered_channel(int channels, int c) {
   return channels <= kRgb || c < kRgb;
 }
 
+/// out = value(x, y, c) for every filtered channel of this thread's pixels; alpha of RGBA is
+/// copied.
+template <typename T, typename Value>
+__device__ __forceinline__ void for_filtered_samples(const T* in, T* out, const Shape& s,
+                                                     Value value) {
+  for_pixels(s.width, s.height, [&](int x, int y) {
+    for (int c = 0; c < s.channels; ++c) {
+      const std::size_t o = at(x, y, s.width, s.channels) + static_cast<std::size_t>(c);
+      out[o] = filtered_channel(s.channels, c) ? static_cast<T>(value(x, y, c)) : in[o];
+    }
+  });
+}
+
 template <typename T>
 __device__ __forceinline__ int clamp_top(int v) {
   return v < 0 ? 0 : (v > kTopOf<T> ? kTopOf<T> : v);

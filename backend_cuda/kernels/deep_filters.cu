@@ -34,23 +34,16 @@ Taps taps_of(const GaussianTaps& q) {
 
 template <typename T>
 __global__ void gaussian_direct_kernel(const T* in, T* out, Shape s, Taps w, BorderMode border) {
-  for_pixels(s.width, s.height, [&](int x, int y) {
-    for (int c = 0; c < s.channels; ++c) {
-      const std::size_t o = at(x, y, s.width, s.channels) + static_cast<std::size_t>(c);
-      if (!filtered_channel(s.channels, c)) {
-        out[o] = in[o];
-        continue;
+  for_filtered_samples(in, out, s, [&](int x, int y, int c) {
+    std::uint32_t sum = 0;  // the weights sum to 2^16: below 2^32 at 16 bits
+    for (int i = 0; i < kGaussianTaps; ++i) {
+      for (int j = 0; j < kGaussianTaps; ++j) {
+        sum += static_cast<std::uint32_t>(w.q[i] * w.q[j]) *
+               static_cast<std::uint32_t>(
+                   bordered(in, x + j - kGaussianRadius, y + i - kGaussianRadius, c, s, border));
       }
-      std::uint32_t sum = 0;  // the weights sum to 2^16: below 2^32 at 16 bits
-      for (int i = 0; i < kGaussianTaps; ++i) {
-        for (int j = 0; j < kGaussianTaps; ++j) {
-          sum += static_cast<std::uint32_t>(w.q[i] * w.q[j]) *
-                 static_cast<std::uint32_t>(
-                     bordered(in, x + j - kGaussianRadius, y + i - kGaussianRadius, c, s, border));
-        }
-      }
-      out[o] = static_cast<T>((sum + kGaussianRound) >> kGaussianShift);
     }
+    return (sum + kGaussianRound) >> kGaussianShift;
   });
 }
 
@@ -72,24 +65,17 @@ __global__ void gaussian_rows_kernel(const T* in, std::uint32_t* sums, Shape s, 
 template <typename T>
 __global__ void gaussian_columns_kernel(const T* in, const std::uint32_t* sums, T* out, Shape s,
                                         Taps w, BorderMode border) {
-  for_pixels(s.width, s.height, [&](int x, int y) {
-    for (int c = 0; c < s.channels; ++c) {
-      const std::size_t o = at(x, y, s.width, s.channels) + static_cast<std::size_t>(c);
-      if (!filtered_channel(s.channels, c)) {
-        out[o] = in[o];
-        continue;
-      }
-      std::uint32_t sum = 0;
-      for (int i = 0; i < kGaussianTaps; ++i) {
-        const int by = border_index_dev(y + i - kGaussianRadius, s.height, border.kind);
-        // A row outside a constant border is V in every tap: 256 V.
-        const std::uint32_t row =
-            by < 0 ? kGaussianSum * border.value
-                   : sums[at(x, by, s.width, s.channels) + static_cast<std::size_t>(c)];
-        sum += static_cast<std::uint32_t>(w.q[i]) * row;
-      }
-      out[o] = static_cast<T>((sum + kGaussianRound) >> kGaussianShift);
+  for_filtered_samples(in, out, s, [&](int x, int y, int c) {
+    std::uint32_t sum = 0;
+    for (int i = 0; i < kGaussianTaps; ++i) {
+      const int by = border_index_dev(y + i - kGaussianRadius, s.height, border.kind);
+      // A row outside a constant border is V in every tap: 256 V.
+      const std::uint32_t row =
+          by < 0 ? kGaussianSum * border.value
+                 : sums[at(x, by, s.width, s.channels) + static_cast<std::size_t>(c)];
+      sum += static_cast<std::uint32_t>(w.q[i]) * row;
     }
+    return (sum + kGaussianRound) >> kGaussianShift;
   });
 }
 
@@ -133,17 +119,10 @@ __global__ void sobel_kernel(const T* gray, T* out, Shape s, BorderMode border,
 
 template <typename T>
 __global__ void sharpen_kernel(const T* in, T* out, Shape s, BorderMode border) {
-  for_pixels(s.width, s.height, [&](int x, int y) {
-    for (int c = 0; c < s.channels; ++c) {
-      const std::size_t o = at(x, y, s.width, s.channels) + static_cast<std::size_t>(c);
-      if (!filtered_channel(s.channels, c)) {
-        out[o] = in[o];
-        continue;
-      }
-      const auto p = [&](int dx, int dy) { return bordered(in, x + dx, y + dy, c, s, border); };
-      const int v = kSharpenCentre * p(0, 0) - p(0, -1) - p(0, 1) - p(-1, 0) - p(1, 0);
-      out[o] = static_cast<T>(clamp_top<T>(v));
-    }
+  for_filtered_samples(in, out, s, [&](int x, int y, int c) {
+    const auto p = [&](int dx, int dy) { return bordered(in, x + dx, y + dy, c, s, border); };
+    const int v = kSharpenCentre * p(0, 0) - p(0, -1) - p(0, 1) - p(-1, 0) - p(1, 0);
+    return clamp_top<T>(v);
   });
 }
 
@@ -157,26 +136,19 @@ struct Element {
 
 template <typename T>
 __global__ void morphology_kernel(const T* in, T* out, Shape s, Element se, bool erode) {
-  for_pixels(s.width, s.height, [&](int x, int y) {
-    for (int c = 0; c < s.channels; ++c) {
-      const std::size_t o = at(x, y, s.width, s.channels) + static_cast<std::size_t>(c);
-      if (!filtered_channel(s.channels, c)) {
-        out[o] = in[o];
-        continue;
+  for_filtered_samples(in, out, s, [&](int x, int y, int c) {
+    int best = erode ? kTopOf<T> : 0;  // pixels outside the image are ignored
+    for (int j = 0; j < se.height; ++j) {
+      const int yy = y + j - se.anchor_y;
+      if (yy < 0 || yy >= s.height) continue;
+      for (int i = 0; i < se.width; ++i) {
+        const int xx = x + i - se.anchor_x;
+        if (xx < 0 || xx >= s.width || se.mask[j * se.width + i] == 0) continue;
+        const int v = in[at(xx, yy, s.width, s.channels) + static_cast<std::size_t>(c)];
+        best = erode ? min(best, v) : max(best, v);
       }
-      int best = erode ? kTopOf<T> : 0;  // pixels outside the image are ignored
-      for (int j = 0; j < se.height; ++j) {
-        const int yy = y + j - se.anchor_y;
-        if (yy < 0 || yy >= s.height) continue;
-        for (int i = 0; i < se.width; ++i) {
-          const int xx = x + i - se.anchor_x;
-          if (xx < 0 || xx >= s.width || se.mask[j * se.width + i] == 0) continue;
-          const int v = in[at(xx, yy, s.width, s.channels) + static_cast<std::size_t>(c)];
-          best = erode ? min(best, v) : max(best, v);
-        }
-      }
-      out[o] = static_cast<T>(best);
     }
+    return best;
   });
 }
 

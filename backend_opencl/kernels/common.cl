@@ -1,7 +1,8 @@
 // Helpers every program starts with (the host prepends this file).
 //
 // The host defines the spec's constants from its own headers (GRAY_R, GRAY_G, GRAY_B,
-// GRAY_SHIFT, BINS, BORDER_*, SOBEL_*) and, per program, CN: the image's channel count.
+// GRAY_SHIFT, BINS, BORDER_*, SOBEL_*, the YCrCb constants) and, per program, CN: the image's
+// channel count.
 #ifndef CN
 #define CN 1
 #endif

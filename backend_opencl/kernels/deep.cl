@@ -16,17 +16,7 @@
 
 #define GAUSS_WEIGHT_SUM 256u
 
-// OpenCV 4.6's RGB2YCrCb_i / YCrCb2RGB_i (filter_math.hpp, namespace ycrcb).
-#define YUV_SHIFT 14
-#define R2Y 4899
-#define G2Y 9617
-#define B2Y 1868
-#define CR_FROM_R_MINUS_Y 11682
-#define CB_FROM_B_MINUS_Y 9241
-#define R_FROM_CR 22987
-#define G_FROM_CR (-11698)
-#define G_FROM_CB (-5636)
-#define B_FROM_CB 29049
+// OpenCV 4.6's YCrCb constants (YUV_SHIFT, R2Y ... B_FROM_CB) are the host's, as common.cl's.
 
 #define SHARPEN_CENTRE 5
 #define POOL_STRIDE 2
@@ -49,6 +39,14 @@ inline int deep_clamp(int v) { return v < 0 ? 0 : (v > TOP ? TOP : v); }
 inline int deep_descale(int v) { return (v + (1 << (YUV_SHIFT - 1))) >> YUV_SHIFT; }
 inline int deep_luma(int r, int g, int b) { return deep_descale(R2Y * r + G2Y * g + B2Y * b); }
 
+// Every channel of pixel (x, y) into dst: filtered ones from VALUE (an expression of c), the
+// alpha of RGBA copied. The kernels' names x, y, width, cn, src and dst are its arguments.
+#define FOR_FILTERED_SAMPLES(VALUE)                           \
+  for (int c = 0; c < cn; ++c) {                              \
+    const size_t o = deep_at(x, y, width, cn) + (size_t)c;    \
+    dst[o] = deep_filtered(cn, c) ? (SAMPLE)(VALUE) : src[o]; \
+  }
+
 __kernel void deep_gray(__global const SAMPLE* src, __global SAMPLE* dst, int width, int height,
                         int cn) {
   const int x = get_global_id(0), y = get_global_id(1);
@@ -60,27 +58,25 @@ __kernel void deep_gray(__global const SAMPLE* src, __global SAMPLE* dst, int wi
 }
 
 // The 5x5 sum of q_i q_j s, as the spec writes it; below 2^32 at 16 bits.
+inline uint gaussian_direct_at(__global const SAMPLE* src, int x, int y, int c, int width,
+                               int height, int cn, const int* q, int kind, uint value) {
+  uint sum = 0;
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      sum +=
+          (uint)(q[i] * q[j]) * deep_bordered(src, x + j - GAUSSIAN_RADIUS, y + i - GAUSSIAN_RADIUS,
+                                              c, width, height, cn, kind, value);
+    }
+  }
+  return (sum + (1u << (GAUSSIAN_SHIFT - 1))) >> GAUSSIAN_SHIFT;
+}
+
 __kernel void deep_gaussian_direct(__global const SAMPLE* src, __global SAMPLE* dst, int width,
                                    int height, int cn, int4 q0123, int q4, int kind, uint value) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   const int q[5] = {q0123.x, q0123.y, q0123.z, q0123.w, q4};
-  for (int c = 0; c < cn; ++c) {
-    const size_t o = deep_at(x, y, width, cn) + (size_t)c;
-    if (!deep_filtered(cn, c)) {
-      dst[o] = src[o];
-      continue;
-    }
-    uint sum = 0;
-    for (int i = 0; i < 5; ++i) {
-      for (int j = 0; j < 5; ++j) {
-        sum += (uint)(q[i] * q[j]) * deep_bordered(src, x + j - GAUSSIAN_RADIUS,
-                                                   y + i - GAUSSIAN_RADIUS, c, width, height, cn,
-                                                   kind, value);
-      }
-    }
-    dst[o] = (SAMPLE)((sum + (1u << (GAUSSIAN_SHIFT - 1))) >> GAUSSIAN_SHIFT);
-  }
+  FOR_FILTERED_SAMPLES(gaussian_direct_at(src, x, y, c, width, height, cn, q, kind, value))
 }
 
 // The separable form: each row's 5-tap sums (exact, below 2^24), then the column's.
@@ -99,28 +95,26 @@ __kernel void deep_gaussian_rows(__global const SAMPLE* src, __global uint* sums
   }
 }
 
+// The column pass over the row sums; a row outside a constant border is V in every tap: 256 V.
+inline uint gaussian_column_at(__global const uint* sums, int x, int y, int c, int width,
+                               int height, int cn, const int* q, int kind, uint value) {
+  uint sum = 0;
+  for (int i = 0; i < 5; ++i) {
+    const int by = border_index(y + i - GAUSSIAN_RADIUS, height, kind);
+    const uint row =
+        by < 0 ? GAUSS_WEIGHT_SUM * value : sums[deep_at(x, by, width, cn) + (size_t)c];
+    sum += (uint)q[i] * row;
+  }
+  return (sum + (1u << (GAUSSIAN_SHIFT - 1))) >> GAUSSIAN_SHIFT;
+}
+
 __kernel void deep_gaussian_columns(__global const SAMPLE* src, __global const uint* sums,
                                     __global SAMPLE* dst, int width, int height, int cn, int4 q0123,
                                     int q4, int kind, uint value) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
   const int q[5] = {q0123.x, q0123.y, q0123.z, q0123.w, q4};
-  for (int c = 0; c < cn; ++c) {
-    const size_t o = deep_at(x, y, width, cn) + (size_t)c;
-    if (!deep_filtered(cn, c)) {
-      dst[o] = src[o];
-      continue;
-    }
-    uint sum = 0;
-    for (int i = 0; i < 5; ++i) {
-      const int by = border_index(y + i - GAUSSIAN_RADIUS, height, kind);
-      // A row outside a constant border is V in every tap: 256 V.
-      const uint row =
-          by < 0 ? GAUSS_WEIGHT_SUM * value : sums[deep_at(x, by, width, cn) + (size_t)c];
-      sum += (uint)q[i] * row;
-    }
-    dst[o] = (SAMPLE)((sum + (1u << (GAUSSIAN_SHIFT - 1))) >> GAUSSIAN_SHIFT);
-  }
+  FOR_FILTERED_SAMPLES(gaussian_column_at(sums, x, y, c, width, height, cn, q, kind, value))
 }
 
 // filter_math's isqrt_round: round(sqrt(n)), from a float estimate corrected to be exact.
@@ -152,21 +146,19 @@ __kernel void deep_sobel(__global const SAMPLE* gray, __global SAMPLE* dst, int 
   dst[deep_at(x, y, width, 1)] = (SAMPLE)min(level, (uint)TOP);
 }
 
+inline int sharpen_at(__global const SAMPLE* src, int x, int y, int c, int width, int height,
+                      int cn, int kind, uint value) {
+#define P(dx, dy) ((int)deep_bordered(src, x + (dx), y + (dy), c, width, height, cn, kind, value))
+  const int v = SHARPEN_CENTRE * P(0, 0) - P(0, -1) - P(0, 1) - P(-1, 0) - P(1, 0);
+#undef P
+  return deep_clamp(v);
+}
+
 __kernel void deep_sharpen(__global const SAMPLE* src, __global SAMPLE* dst, int width, int height,
                            int cn, int kind, uint value) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
-  for (int c = 0; c < cn; ++c) {
-    const size_t o = deep_at(x, y, width, cn) + (size_t)c;
-    if (!deep_filtered(cn, c)) {
-      dst[o] = src[o];
-      continue;
-    }
-#define P(dx, dy) ((int)deep_bordered(src, x + (dx), y + (dy), c, width, height, cn, kind, value))
-    const int v = SHARPEN_CENTRE * P(0, 0) - P(0, -1) - P(0, 1) - P(-1, 0) - P(1, 0);
-#undef P
-    dst[o] = (SAMPLE)deep_clamp(v);
-  }
+  FOR_FILTERED_SAMPLES(sharpen_at(src, x, y, c, width, height, cn, kind, value))
 }
 
 // Counts of samples src[first + k * stride], k < count, in 32-bit bins (the host launches at
@@ -259,30 +251,30 @@ __kernel void deep_adaptive_segment(__global const SAMPLE* gray, __global SAMPLE
 }
 
 // One erosion (erode != 0) or dilation over the element's set pixels inside the image.
+inline int morphology_at(__global const SAMPLE* src, int x, int y, int c, int width, int height,
+                         int cn, __global const uchar* mask, int se_width, int se_height,
+                         int anchor_x, int anchor_y, int erode) {
+  int best = erode ? TOP : 0;
+  for (int j = 0; j < se_height; ++j) {
+    const int yy = y + j - anchor_y;
+    if (yy < 0 || yy >= height) continue;
+    for (int i = 0; i < se_width; ++i) {
+      const int xx = x + i - anchor_x;
+      if (xx < 0 || xx >= width || !mask[j * se_width + i]) continue;
+      const int v = src[deep_at(xx, yy, width, cn) + (size_t)c];
+      best = erode ? min(best, v) : max(best, v);
+    }
+  }
+  return best;
+}
+
 __kernel void deep_morphology(__global const SAMPLE* src, __global SAMPLE* dst, int width,
                               int height, int cn, __global const uchar* mask, int se_width,
                               int se_height, int anchor_x, int anchor_y, int erode) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height) return;
-  for (int c = 0; c < cn; ++c) {
-    const size_t o = deep_at(x, y, width, cn) + (size_t)c;
-    if (!deep_filtered(cn, c)) {
-      dst[o] = src[o];
-      continue;
-    }
-    int best = erode ? TOP : 0;
-    for (int j = 0; j < se_height; ++j) {
-      const int yy = y + j - anchor_y;
-      if (yy < 0 || yy >= height) continue;
-      for (int i = 0; i < se_width; ++i) {
-        const int xx = x + i - anchor_x;
-        if (xx < 0 || xx >= width || !mask[j * se_width + i]) continue;
-        const int v = src[deep_at(xx, yy, width, cn) + (size_t)c];
-        best = erode ? min(best, v) : max(best, v);
-      }
-    }
-    dst[o] = (SAMPLE)best;
-  }
+  FOR_FILTERED_SAMPLES(morphology_at(src, x, y, c, width, height, cn, mask, se_width, se_height,
+                                     anchor_x, anchor_y, erode))
 }
 
 // 2x2 max pooling over (out_width, out_height); pixels past the edge are left out.

@@ -1,19 +1,8 @@
 // Per-pixel ops: gray, the YCrCb luma, thresholds, lookup tables, colour equalization, and
 // 2x2 max pooling.
 
-// OpenCV 4.6's RGB2YCrCb_i / YCrCb2RGB_i constants (shift 14): docs/FILTERS.md, equalize,
-// and filter_math's rgb_to_ycrcb / ycrcb_to_rgb, which the cross-backend suite checks against.
-#define YUV_SHIFT 14
-#define R2Y 4899
-#define G2Y 9617
-#define B2Y 1868
-#define CR_FROM_R_MINUS_Y 11682
-#define CB_FROM_B_MINUS_Y 9241
-#define CHROMA_OFFSET 128
-#define R_FROM_CR 22987
-#define G_FROM_CR (-11698)
-#define G_FROM_CB (-5636)
-#define B_FROM_CB 29049
+// OpenCV 4.6's RGB2YCrCb_i / YCrCb2RGB_i constants (YUV_SHIFT, R2Y ... B_FROM_CB, the 8-bit
+// CHROMA_OFFSET) are the host's (filter_math.hpp, cl_runtime.cpp): docs/FILTERS.md, equalize.
 #define FOREGROUND 255
 #define BACKGROUND 0
 

@@ -29,6 +29,11 @@ const std::string& common_options() {
     d.add("SOBEL_L1", static_cast<int>(SobelOutput::l1));
     d.add("SOBEL_DX", static_cast<int>(SobelOutput::dx));
     d.add("SOBEL_DY", static_cast<int>(SobelOutput::dy));
+    d.add("YUV_SHIFT", ycrcb::kShift).add("R2Y", ycrcb::kR2Y).add("G2Y", ycrcb::kG2Y);
+    d.add("B2Y", ycrcb::kB2Y).add("CR_FROM_R_MINUS_Y", ycrcb::kCrFromRMinusY);
+    d.add("CB_FROM_B_MINUS_Y", ycrcb::kCbFromBMinusY).add("CHROMA_OFFSET", ycrcb::kChromaOffset);
+    d.add("R_FROM_CR", ycrcb::kRFromCr).add("G_FROM_CR", ycrcb::kGFromCr);
+    d.add("G_FROM_CB", ycrcb::kGFromCb).add("B_FROM_CB", ycrcb::kBFromCb);
     return "-cl-std=CL1.2" + d.text();
   }();
   return options;
