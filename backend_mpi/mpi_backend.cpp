@@ -92,32 +92,7 @@ class MpiBackend final : public Backend {
   OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
                      StageTimes* times) override {
     if (!node_) return Backend::run_chain(chain, input, times);
-    const mpi_detail::Comm& comm = communicator();
-    OpChain resolved;
-    mpi_detail::on_every_rank(comm, [&] { resolved = resolve_chain(*this, chain); });
-    OpOutput output;
-    StageTimes total;
-    bool first = true;
-    for (const OpChain& segment : mpi_detail::slab_segments(resolved)) {
-      const ConstImageView in = first ? input : ConstImageView(output.image.view());
-      StageTimes step_times;
-      OpOutput next;
-      if (mpi_detail::runs_on_slabs(segment.front().op)) {
-        next = mpi_detail::run_slabs(comm, *node_, segment, in, mpi_.result_on_every_rank,
-                                     &step_times);
-      } else {
-        // The node backend's variant names mean nothing to the CPU kernels: their default.
-        OpParams params = segment.front().params;
-        params.variant = cpu_variants(segment.front().op).front();
-        next = mpi_detail::run_distributed(comm, *scheduler_, segment.front().op, in, params,
-                                           mpi_.result_on_every_rank, &step_times);
-      }
-      add_stage_times(total, step_times);
-      output = std::move(next);
-      first = false;
-    }
-    if (times != nullptr) *times = total;
-    return output;
+    return run_node_chain(chain, input, times);
   }
 
   [[nodiscard]] Backend* node() const { return node_.get(); }
@@ -128,11 +103,12 @@ class MpiBackend final : public Backend {
     return run_step({op, params}, input, {}, Depth::u8, times);
   }
 
-  /// The ranks' own loops run 16 bits; a node backend's slabs are 8-bit.
-  [[nodiscard]] bool runs_16_bit() const override { return !node_; }
+  /// The ranks' own loops run 16 bits, and so does every node backend.
+  [[nodiscard]] bool runs_16_bit() const override { return !node_ || node_->runs_16_bit(); }
 
   OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
     check_depth(*this, Depth::u16);
+    if (node_) return run_node_chain(chain, input.view_of<std::uint16_t>(), times);
     if (chain.empty()) throw UsageError("no op to run");
     OpOutput output;
     StageTimes total;
@@ -148,6 +124,41 @@ class MpiBackend final : public Backend {
   }
 
  private:
+  /// The chain through the node backend: slab_segments' pieces one after another, each run
+  /// of slab ops through the node backend on every rank's slab (one scatter, the node's whole
+  /// run_chain, one gather), each other step on the ranks' CPU kernels; at either depth.
+  template <typename Sample>
+  OpOutput run_node_chain(const OpChain& chain, const BasicImageView<const Sample>& input,
+                          StageTimes* times) {
+    const mpi_detail::Comm& comm = communicator();
+    OpChain resolved;
+    mpi_detail::on_every_rank(comm, [&] { resolved = resolve_chain(*this, chain); });
+    OpOutput output;
+    StageTimes total;
+    bool first = true;
+    for (const OpChain& segment : mpi_detail::slab_segments(resolved)) {
+      const BasicImageView<const Sample> in =
+          first ? input : std::as_const(output.image).template view_of<Sample>();
+      StageTimes step_times;
+      OpOutput next;
+      if (mpi_detail::runs_on_slabs(segment.front().op)) {
+        next = mpi_detail::run_slabs(comm, *node_, segment, in, mpi_.result_on_every_rank,
+                                     &step_times);
+      } else {
+        // The node backend's variant names mean nothing to the CPU kernels: their default.
+        OpParams params = at_depth(segment.front().params, kDepthOf<Sample>);
+        params.variant = cpu_variants(segment.front().op).front();
+        next = mpi_detail::run_distributed(comm, *scheduler_, segment.front().op, in, params,
+                                           mpi_.result_on_every_rank, &step_times);
+      }
+      add_stage_times(total, step_times);
+      output = std::move(next);
+      first = false;
+    }
+    if (times != nullptr) *times = total;
+    return output;
+  }
+
   /// One step on every rank at the root's depth (`mine` is this rank's; a rank without an
   /// image passes either), its parameters agreed valid at that depth before any transfer.
   OpOutput run_step(const OpStep& step, const ConstImageView& input,

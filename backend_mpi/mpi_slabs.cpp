@@ -32,16 +32,36 @@ int step_halo(const OpStep& step) {
 double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
 
 /// Copies rows `block` of the slab's result, whose first row is output row `first`, into
-/// `out` (a view of at least those rows).
+/// `dst` (this rank's result rows), at either depth.
 void keep_block(const Image& slab_out, int first, const Geometry& out, RowRange block,
-                const ImageView& dst) {
-  if (slab_out.width() != out.width || slab_out.channels() != out.channels || first > block.begin ||
+                const LocalRows& dst) {
+  if (slab_out.width() != out.width || slab_out.channels() != out.channels ||
+      slab_out.depth() != out.depth || first > block.begin ||
       first + slab_out.height() < block.end) {
     throw std::logic_error("run_slabs: the node backend's slab result has the wrong shape");
   }
   const auto bytes = static_cast<std::size_t>(out.row_bytes());
-  for (int y = block.begin; y < block.end; ++y) {
-    std::memcpy(dst.row(y), slab_out.row(y - first), bytes);
+  std::memcpy(dst.bytes_at(block),
+              slab_out.bytes() + static_cast<std::size_t>(block.begin - first) * bytes,
+              bytes * static_cast<std::size_t>(block.size()));
+}
+
+/// The node backend's run of `segment` on rows `need` of this rank's input, as an image of
+/// its own: an 8-bit slab in place, a 16-bit one copied into an image (run_chain_16's input).
+template <typename Sample>
+OpOutput run_on_slab(Backend& node, const OpChain& segment, const BasicImageView<const Sample>& in,
+                     RowRange need) {
+  if constexpr (kDepthOf<Sample> == Depth::u8) {
+    const ConstImageView slab(in.row(need.begin), in.width(), need.size(), in.channels(),
+                              in.stride(), RowRange{0, need.size()});
+    return node.run_chain(segment, slab);
+  } else {
+    Image slab = Image::uninitialized(in.width(), need.size(), in.channels(), Depth::u16);
+    const auto row = static_cast<std::size_t>(in.row_samples()) * sizeof(Sample);
+    for (int y = need.begin; y < need.end; ++y) {
+      std::memcpy(slab.bytes() + static_cast<std::size_t>(y - need.begin) * row, in.row(y), row);
+    }
+    return node.run_chain_16(segment, slab);
   }
 }
 
@@ -83,12 +103,14 @@ RowRange slab_rows(const OpChain& segment, int height, int channels, RowRange bl
   return rows;
 }
 
+template <typename Sample>
 OpOutput run_slabs(const Comm& comm, Backend& node, const OpChain& segment,
-                   const ConstImageView& input, bool result_on_every_rank, StageTimes* times) {
+                   const BasicImageView<const Sample>& input, bool result_on_every_rank,
+                   StageTimes* times) {
   const Geometry in = broadcast_geometry(comm, input);
   ImageShape shape{in.width, in.height, in.channels};
   for (const OpStep& step : segment) shape = result_shape(step.op, shape);
-  const Geometry out{shape.width, shape.height, shape.channels};
+  const Geometry out{shape.width, shape.height, shape.channels, in.depth};
   const std::vector<RowRange> blocks = blocks_of(out.height, comm.size);
   std::vector<RowRange> needs;
   for (const RowRange b : blocks) needs.push_back(slab_rows(segment, in.height, in.channels, b));
@@ -103,17 +125,15 @@ OpOutput run_slabs(const Comm& comm, Backend& node, const OpChain& segment,
   });
 
   const double scatter_start = MPI_Wtime();
-  const ConstImageView local_in = scatter_rows(comm, in, input, needs, in_rows);
+  const BasicImageView<const Sample> local_in = scatter_rows(comm, in, input, needs, in_rows);
   const double scatter_ms = since_ms(scatter_start);
 
   const double compute_start = MPI_Wtime();
   on_every_rank(comm, [&] {
     if (block.empty()) return;
-    const ConstImageView slab(local_in.row(need.begin), in.width, need.size(), in.channels,
-                              local_in.stride(), RowRange{0, need.size()});
-    const OpOutput slab_out = node.run_chain(segment, slab);
+    const OpOutput slab_out = run_on_slab(node, segment, local_in, need);
     const int first = segment.front().op == Op::pool ? need.begin / kPoolStride : need.begin;
-    keep_block(slab_out.image, first, out, block, result.rows.view());
+    keep_block(slab_out.image, first, out, block, result.rows);
   });
   const double compute_ms = since_ms(compute_start);
 
@@ -123,5 +143,10 @@ OpOutput run_slabs(const Comm& comm, Backend& node, const OpChain& segment,
   agree_on_times(comm, scatter_ms, compute_ms, since_ms(gather_start), times);
   return output;
 }
+
+template OpOutput run_slabs(const Comm&, Backend&, const OpChain&, const ConstImageView&, bool,
+                            StageTimes*);
+template OpOutput run_slabs(const Comm&, Backend&, const OpChain&, const ConstImageView16&, bool,
+                            StageTimes*);
 
 }  // namespace parfilter::mpi_detail

@@ -1,6 +1,6 @@
 // One image through a node backend: each rank runs the node backend on its slab, the rows of
 // its block plus every row the chain's steps read around them, as an image of its own, and
-// keeps its block's rows. Not installed.
+// keeps its block's rows; at either depth. Not installed.
 #pragma once
 
 #include <vector>
@@ -29,11 +29,13 @@ namespace parfilter::mpi_detail {
 [[nodiscard]] RowRange slab_rows(const OpChain& segment, int height, int channels, RowRange block);
 
 /// Runs `segment` collectively with `node` on every rank: the root's `input` (ignored
-/// elsewhere) scattered by slabs (slab_rows), node.run_chain on each slab as an image of its
-/// own, each block gathered on the root (and broadcast with `result_on_every_rank`). Fills
-/// `times` as run_distributed does. Throws the same error on every rank when any rank fails.
+/// elsewhere; 8 or 16 bits, Sample) scattered by slabs (slab_rows), the node's run_chain (or
+/// run_chain_16) on each slab as an image of its own, each block gathered on the root (and
+/// broadcast with `result_on_every_rank`). Fills `times` as run_distributed does. Throws the
+/// same error on every rank when any rank fails.
+template <typename Sample>
 [[nodiscard]] OpOutput run_slabs(const Comm& comm, Backend& node, const OpChain& segment,
-                                 const ConstImageView& input, bool result_on_every_rank,
-                                 StageTimes* times);
+                                 const BasicImageView<const Sample>& input,
+                                 bool result_on_every_rank, StageTimes* times);
 
 }  // namespace parfilter::mpi_detail

@@ -62,9 +62,7 @@ DeviceOutput Backend::run_chain_on_device(const OpChain& /*chain*/, const Device
 void check_depth(const Backend& backend, Depth depth) {
   if (depth == Depth::u8 || backend.runs_16_bit()) return;
   throw UsageError("a 16-bit image: the " + std::string(backend.name()) +
-                   " backend runs 8-bit images only here; convert with --depth 8, or use a "
-                   "backend that runs 16 bits (serial, pthread, openmp, cuda, opencl, mpi "
-                   "without a node backend)");
+                   " backend runs 8-bit images only here; convert with --depth 8");
 }
 
 OpOutput run_chain_on(Backend& backend, const OpChain& chain, const Image& input,
