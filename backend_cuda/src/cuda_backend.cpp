@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_devices.hpp"
 #include "cuda_op.hpp"
 #include "cuda_util.hpp"
 #include "deep_device.hpp"
@@ -28,49 +29,13 @@ namespace parfilter {
 namespace {
 
 using cuda::DeviceImage;
+using cuda::DeviceList;
 using cuda::DeviceResult;
 using cuda::Workspace;
 
 constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, download
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 /// Freed pinned image buffers kept for reuse: a batch's window of images, with room to spare.
 constexpr std::size_t kCachedPinnedBytes = std::size_t{2} << 30;
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-/// The CUDA devices of this machine, or why there are none. Never throws: without a driver
-/// or a GPU, cudaGetDeviceCount fails quickly and that is the reason reported.
-struct DeviceList {
-  std::vector<cudaDeviceProp> devices;
-  std::string error;
-};
-
-DeviceList probe_devices() {
-  DeviceList list;
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    list.error = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
-    return list;
-  }
-  for (int i = 0; i < count; ++i) {
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) list.devices.push_back(prop);
-  }
-  return list;
-}
-
-std::string describe(const cudaDeviceProp& prop) {
-  return std::string(prop.name) + " (compute " + std::to_string(prop.major) + "." +
-         std::to_string(prop.minor) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, " +
-         std::to_string(static_cast<int>(static_cast<double>(prop.totalGlobalMem) / kBytesPerGiB)) +
-         " GiB)";
-}
 
 /// Opens a gate when the commands behind it are queued, or when queuing them failed.
 class GateOpener {
@@ -96,7 +61,7 @@ struct Pending {
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const BackendOptions& options) : options_(options) {
-    const std::string platform = lower(options.platform);
+    const std::string platform = cuda::lowercase(options.platform);
     if (!platform.empty() && platform != "0" && platform != "cuda") {
       throw UsageError("--platform '" + options.platform +
                        "': the CUDA backend has one platform (0, cuda)");
@@ -129,7 +94,7 @@ class CudaBackend final : public Backend {
     std::string text;
     for (std::size_t i = 0; i < list.devices.size(); ++i) {
       text += (static_cast<int>(i) == chosen ? "* " : "  ") + std::to_string(i) + ": " +
-              describe(list.devices[i]) + "\n";
+              cuda::describe(list.devices[i]) + "\n";
     }
     return text;
   }
@@ -275,7 +240,8 @@ class CudaBackend final : public Backend {
       if (index < list.devices.size()) return static_cast<int>(index);
     } else {
       for (std::size_t i = 0; i < list.devices.size(); ++i) {
-        if (lower(list.devices[i].name).find(lower(options_.device)) != std::string::npos) {
+        if (cuda::lowercase(list.devices[i].name).find(cuda::lowercase(options_.device)) !=
+            std::string::npos) {
           return static_cast<int>(i);
         }
       }
@@ -289,7 +255,7 @@ class CudaBackend final : public Backend {
 
   /// This machine's devices, probed once (the first CUDA call: the driver's start).
   [[nodiscard]] const DeviceList& devices() const {
-    std::call_once(probed_, [this] { devices_ = probe_devices(); });
+    std::call_once(probed_, [this] { devices_ = cuda::probe_devices(); });
     return devices_;
   }
 
