@@ -1,5 +1,6 @@
 // 16-bit images on the CUDA device: the one definition of the ops at 16 bits
-// (common/kernels/device_chain_16.hpp) over kernels/deep.cu, on a workspace's stream.
+// (common/kernels/device_chain_16.hpp) over kernels/deep_filters.cu and deep_levels.cu, on a
+// workspace's stream.
 #include "deep_device.hpp"
 
 #include <cstdint>
@@ -18,8 +19,6 @@ namespace parfilter::cuda {
 namespace {
 
 using deep16::Sample;
-/// Samples per histogram launch: the kernel counts in 32-bit bins.
-constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
 
 class CudaDeepDevice {
  public:
@@ -80,21 +79,16 @@ class CudaDeepDevice {
   void sharpen(Buffer in, Buffer out, const deep::Shape& s, BorderMode border) {
     timed([&] { deep16::launch_sharpen(image(in), image(out), s, border, stream_); });
   }
-  std::vector<std::uint64_t> histogram(Buffer in, const deep::Shape& s, int channel) {
-    return counted(s.pixels(), [&](std::uint64_t first, std::uint32_t count, std::uint32_t* bins) {
-      timed([&] {
-        deep16::launch_histogram(
-            image(in),
-            first * static_cast<std::uint64_t>(s.channels) + static_cast<std::uint64_t>(channel),
-            s.channels, count, bins, stream_);
-      });
+  void count_samples(Buffer in, std::uint64_t first, int stride, std::uint32_t count,
+                     std::span<std::uint32_t> bins) {
+    read_counts(bins, [&](std::uint32_t* device_bins) {
+      deep16::launch_histogram(image(in), first, stride, count, device_bins, stream_);
     });
   }
-  std::vector<std::uint64_t> luma_histogram(Buffer in, const deep::Shape& s) {
-    return counted(s.pixels(), [&](std::uint64_t first, std::uint32_t count, std::uint32_t* bins) {
-      timed([&] {
-        deep16::launch_luma_histogram(image(in), first, s.channels, count, bins, stream_);
-      });
+  void count_luma(Buffer in, std::uint64_t first, int channels, std::uint32_t count,
+                  std::span<std::uint32_t> bins) {
+    read_counts(bins, [&](std::uint32_t* device_bins) {
+      deep16::launch_luma_histogram(image(in), first, channels, count, device_bins, stream_);
     });
   }
   void apply_lut(Buffer in, Buffer out, const deep::Shape& s, Buffer lut) {
@@ -156,28 +150,23 @@ class CudaDeepDevice {
     return buffer;
   }
 
-  /// A histogram of `pixels` counts in launches of at most kHistogramChunk, each
-  /// launch(first, count, bins) counting into 32-bit bins, summed here in 64 bits.
+  /// Zeroed 32-bit bins on the device, launch(bins) timed, the counts read into `bins`.
   template <typename Launch>
-  std::vector<std::uint64_t> counted(std::uint64_t pixels, Launch&& launch) {
-    std::vector<std::uint64_t> total(deep::kLevels16, 0);
-    std::vector<std::uint32_t> chunk(deep::kLevels16);
-    const std::size_t bins_bytes = chunk.size() * sizeof(std::uint32_t);
-    auto* bins = static_cast<std::uint32_t*>(bytes(bins_bytes));
-    for (std::uint64_t first = 0; first < pixels; first += kHistogramChunk) {
-      CUDA_CHECK(cudaMemsetAsync(bins, 0, bins_bytes, stream_));
-      launch(first, static_cast<std::uint32_t>(std::min(kHistogramChunk, pixels - first)), bins);
-      CUDA_CHECK(cudaMemcpyAsync(chunk.data(), bins, bins_bytes, cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
-      for (std::size_t v = 0; v < total.size(); ++v) total[v] += chunk[v];
-    }
-    return total;
+  void read_counts(std::span<std::uint32_t> bins, Launch&& launch) {
+    if (device_bins_ == nullptr)
+      device_bins_ = static_cast<std::uint32_t*>(bytes(bins.size_bytes()));
+    CUDA_CHECK(cudaMemsetAsync(device_bins_, 0, bins.size_bytes(), stream_));
+    timed([&] { launch(device_bins_); });
+    CUDA_CHECK(cudaMemcpyAsync(bins.data(), device_bins_, bins.size_bytes(), cudaMemcpyDeviceToHost,
+                               stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   Workspace& ws_;
   cudaStream_t stream_;
   std::shared_ptr<SampleAllocator> results_;
   bool downloaded_ = false;
+  std::uint32_t* device_bins_ = nullptr;  ///< the histograms' bins, one of owned_
   std::deque<DeviceBuffer> owned_;
   std::deque<Event> launch_events_;  ///< a start and a stop per launch
   std::deque<std::vector<unsigned char>> host_tables_;

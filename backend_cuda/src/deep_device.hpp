@@ -7,8 +7,8 @@
 namespace parfilter::cuda {
 
 /// The chain's steps (variants resolved) on a 16-bit image, on `ws`'s stream: one upload, the
-/// steps' kernels (kernels/deep.cu), one download into memory from `results` (null: the heap).
-/// Waits for the stream and fills `times`.
+/// steps' kernels (kernels/deep_filters.cu, kernels/deep_levels.cu), one download into memory from
+/// `results` (null: the heap). Waits for the stream and fills `times`.
 [[nodiscard]] OpOutput run_chain_16(Workspace& ws, const OpChain& resolved, const Image& input,
                                     const std::shared_ptr<SampleAllocator>& results,
                                     StageTimes* times);

@@ -1,6 +1,7 @@
-// The launchers of the 16-bit kernels (kernels/deep.cu), which deep_device.cpp drives through
-// common/kernels/device_chain_16.hpp. Images are packed rows of `shape.channels` 16-bit
-// samples in device memory; every launcher enqueues on `stream` and checks its launch.
+// The launchers of the 16-bit kernels (kernels/deep_filters.cu, kernels/deep_levels.cu), which
+// deep_device.cpp drives through common/kernels/device_chain_16.hpp. Images are packed rows of
+// `shape.channels` 16-bit samples in device memory; every launcher enqueues on `stream` and checks
+// its launch.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -15,8 +15,6 @@ namespace {
 
 using Sample = std::uint16_t;
 constexpr std::string_view kProgram = "deep";
-/// Samples per histogram launch: the kernel counts in 32-bit bins.
-constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
 constexpr int kTop = deep::kLevels16 - 1;
 
 std::size_t bytes_of(std::size_t samples) { return samples * sizeof(Sample); }
@@ -98,18 +96,18 @@ class ClDeepDevice {
     run2d("deep_sharpen", s, in, out, s.width, s.height, s.channels,
           static_cast<cl_int>(border.kind), static_cast<cl_uint>(border.value));
   }
-  std::vector<std::uint64_t> histogram(const Buffer& in, const deep::Shape& s, int channel) {
-    return counted(s.pixels(), [&](std::uint64_t first, cl_uint count, const Buffer& bins) {
+  void count_samples(const Buffer& in, std::uint64_t first, int stride, std::uint32_t count,
+                     std::span<std::uint32_t> bins) {
+    read_counts(bins, [&](const Buffer& device_bins) {
       lane_.run(kProgram, "deep_histogram", defines_, flat(count), {kGroup1d, 1}, in,
-                cl_ulong{first * static_cast<std::uint64_t>(s.channels) +
-                         static_cast<std::uint64_t>(channel)},
-                cl_int{s.channels}, count, bins);
+                cl_ulong{first}, cl_int{stride}, cl_uint{count}, device_bins);
     });
   }
-  std::vector<std::uint64_t> luma_histogram(const Buffer& in, const deep::Shape& s) {
-    return counted(s.pixels(), [&](std::uint64_t first, cl_uint count, const Buffer& bins) {
+  void count_luma(const Buffer& in, std::uint64_t first, int channels, std::uint32_t count,
+                  std::span<std::uint32_t> bins) {
+    read_counts(bins, [&](const Buffer& device_bins) {
       lane_.run(kProgram, "deep_luma_histogram", defines_, flat(count), {kGroup1d, 1}, in,
-                cl_ulong{first}, cl_int{s.channels}, count, bins);
+                cl_ulong{first}, cl_int{channels}, cl_uint{count}, device_bins);
     });
   }
   void apply_lut(const Buffer& in, const Buffer& out, const deep::Shape& s, const Buffer& lut) {
@@ -148,21 +146,13 @@ class ClDeepDevice {
     lane_.run(kProgram, kernel, defines_, flat(items), {kGroup1d, 1}, args...);
   }
 
-  /// A histogram of `pixels` counts in launches of at most kHistogramChunk, each
-  /// launch(first, count, bins) counting into 32-bit bins, summed here in 64 bits.
+  /// Zeroed 32-bit bins on the device, launch(bins), the counts read into `bins` (waits).
   template <typename Launch>
-  std::vector<std::uint64_t> counted(std::uint64_t pixels, Launch&& launch) {
-    std::vector<std::uint64_t> total(deep::kLevels16, 0);
-    std::vector<cl_uint> chunk(deep::kLevels16);
-    const std::size_t bins_bytes = chunk.size() * sizeof(cl_uint);
-    const Buffer bins = lane_.buffer(bins_bytes, "16-bit histogram");
-    for (std::uint64_t first = 0; first < pixels; first += kHistogramChunk) {
-      lane_.zero(bins, bins_bytes, "16-bit histogram");
-      launch(first, static_cast<cl_uint>(std::min(kHistogramChunk, pixels - first)), bins);
-      lane_.download(bins, chunk.data(), bins_bytes, "16-bit histogram");
-      for (std::size_t v = 0; v < total.size(); ++v) total[v] += chunk[v];
-    }
-    return total;
+  void read_counts(std::span<std::uint32_t> bins, Launch&& launch) {
+    const Buffer device_bins = lane_.buffer(bins.size_bytes(), "16-bit histogram");
+    lane_.zero(device_bins, bins.size_bytes(), "16-bit histogram");
+    launch(device_bins);
+    lane_.download(device_bins, bins.data(), bins.size_bytes(), "16-bit histogram");
   }
 
   Lane& lane_;

@@ -13,9 +13,13 @@
 //   void end_step(const Buffer& result);            every other buffer may serve the next step
 //   std::shared_ptr<SampleAllocator> host_results();  where results go (null: the heap)
 //   void download(const Buffer&, Image& into);
-//   and one launcher per kernel below (gray ... pool), histograms returning their counts.
+//   and one launcher per kernel below (gray ... pool); the histograms' launchers,
+//   count_samples(in, first, stride, count, bins) and count_luma(in, first, channels, count,
+//   bins), fill `bins` (kLevels16 32-bit counts) from `count` samples (pixels) and return
+//   once they are on the host.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,6 +36,8 @@
 namespace parfilter::deep {
 
 inline constexpr int kLevels16 = 1 << 16;
+/// Pixels per histogram launch: the kernels count in 32-bit bins.
+inline constexpr std::uint64_t kHistogramChunk = std::uint64_t{1} << 31;
 
 /// A device image's shape: width x height pixels of `channels` samples, rows packed.
 struct Shape {
@@ -116,11 +122,11 @@ class DeviceChain16 {
       case Op::histogram:
         if (params.per_channel) {
           for (int c = 0; c < in.shape.channels; ++c) {
-            output.wide_histogram.push_back(device_.histogram(in.buffer, in.shape, c));
+            output.wide_histogram.push_back(histogram(in, c));
           }
         } else {
           const Plane g = gray(in);
-          output.wide_histogram.push_back(device_.histogram(g.buffer, g.shape, 0));
+          output.wide_histogram.push_back(histogram(g, 0));
         }
         return std::nullopt;
       case Op::equalize:
@@ -145,6 +151,38 @@ class DeviceChain16 {
 
   Plane like(Shape shape) { return {device_.alloc(shape.samples()), shape}; }
 
+  /// Channel `channel`'s histogram of `in`.
+  std::vector<std::uint64_t> histogram(const Plane& in, int channel) {
+    const auto channels = static_cast<std::uint64_t>(in.shape.channels);
+    return counted(in.shape.pixels(), [&](std::uint64_t first, std::uint32_t count,
+                                          std::span<std::uint32_t> bins) {
+      device_.count_samples(in.buffer, first * channels + static_cast<std::uint64_t>(channel),
+                            in.shape.channels, count, bins);
+    });
+  }
+
+  /// The histogram of an RGB(A) image's YCrCb luma.
+  std::vector<std::uint64_t> luma_histogram(const Plane& in) {
+    return counted(in.shape.pixels(),
+                   [&](std::uint64_t first, std::uint32_t count, std::span<std::uint32_t> bins) {
+                     device_.count_luma(in.buffer, first, in.shape.channels, count, bins);
+                   });
+  }
+
+  /// `pixels` counted in launches of at most kHistogramChunk, count(first, count, bins) each,
+  /// summed here in 64 bits.
+  template <typename Count>
+  static std::vector<std::uint64_t> counted(std::uint64_t pixels, Count&& count) {
+    std::vector<std::uint64_t> total(kLevels16, 0);
+    std::vector<std::uint32_t> chunk(kLevels16);
+    for (std::uint64_t first = 0; first < pixels; first += kHistogramChunk) {
+      count(first, static_cast<std::uint32_t>(std::min(kHistogramChunk, pixels - first)),
+            std::span<std::uint32_t>(chunk));
+      for (std::size_t v = 0; v < total.size(); ++v) total[v] += chunk[v];
+    }
+    return total;
+  }
+
   /// A 1-channel image is its own gray.
   Plane gray(const Plane& in) {
     if (in.shape.channels == 1) return in;
@@ -156,13 +194,11 @@ class DeviceChain16 {
   Plane equalize(const Plane& in) {
     Plane out = like(in.shape);
     if (in.shape.channels == 1) {
-      const std::vector<std::uint16_t> lut =
-          equalize_levels(device_.histogram(in.buffer, in.shape, 0));
+      const std::vector<std::uint16_t> lut = equalize_levels(histogram(in, 0));
       device_.apply_lut(in.buffer, out.buffer, in.shape, device_.table(lut));
     } else {
       // Colour: the Y of YCrCb through the table, Cr and Cb kept, alpha copied.
-      const std::vector<std::uint16_t> lut =
-          equalize_levels(device_.luma_histogram(in.buffer, in.shape));
+      const std::vector<std::uint16_t> lut = equalize_levels(luma_histogram(in));
       device_.equalize_color(in.buffer, out.buffer, in.shape, device_.table(lut));
     }
     return out;
@@ -170,7 +206,7 @@ class DeviceChain16 {
 
   Plane threshold(Op op, const Plane& in, const OpParams& params, OpOutput& output) {
     const Plane g = gray(in);
-    const std::vector<std::uint64_t> hist = device_.histogram(g.buffer, g.shape, 0);
+    const std::vector<std::uint64_t> hist = histogram(g, 0);
     const int t = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
     output.threshold = t;
     Plane out = like(g.shape);

@@ -70,6 +70,11 @@ bool packed_pixels(const Array& array, int channels) {
          array.stride(0) >= width * channels;
 }
 
+/// The array sample type of a depth.
+nb::dlpack::dtype dtype_of(Depth depth) {
+  return depth == Depth::u8 ? nb::dtype<std::uint8_t>() : nb::dtype<std::uint16_t>();
+}
+
 }  // namespace
 
 ArrayInput::ArrayInput(const HostArray& array) {
@@ -157,8 +162,7 @@ nb::object to_device_array(DeviceOutput&& output, bool channel_axis, const std::
                                static_cast<std::size_t>(image.width),
                                static_cast<std::size_t>(image.channels)};
   const std::size_t ndim = image.channels == 1 && !channel_axis ? 2 : 3;
-  const nb::dlpack::dtype dtype =
-      image.depth == Depth::u8 ? nb::dtype<std::uint8_t>() : nb::dtype<std::uint16_t>();
+  const nb::dlpack::dtype dtype = dtype_of(image.depth);
   const int cuda = nb::device::cuda::value;
   if (framework == "cupy") {
     return nb::cast(
@@ -179,8 +183,7 @@ nb::object to_array(Image&& image, bool channel_axis) {
                                static_cast<std::size_t>(owned->width()),
                                static_cast<std::size_t>(owned->channels())};
   const std::size_t ndim = owned->channels() == 1 && !channel_axis ? 2 : 3;
-  const nb::dlpack::dtype dtype =
-      owned->depth() == Depth::u8 ? nb::dtype<std::uint8_t>() : nb::dtype<std::uint16_t>();
+  const nb::dlpack::dtype dtype = dtype_of(owned->depth());
   return nb::cast(nb::ndarray<nb::numpy>(owned->bytes(), ndim, shape, owner, nullptr, dtype));
 }
 
