@@ -92,7 +92,7 @@ class MpiBackend final : public Backend {
   OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
                      StageTimes* times) override {
     if (!node_) return Backend::run_chain(chain, input, times);
-    return run_node_chain(chain, input, times);
+    return run_node_chain(chain, input, {}, Depth::u8, times);
   }
 
   [[nodiscard]] Backend* node() const { return node_.get(); }
@@ -108,7 +108,7 @@ class MpiBackend final : public Backend {
 
   OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
     check_depth(*this, Depth::u16);
-    if (node_) return run_node_chain(chain, input.view_of<std::uint16_t>(), times);
+    if (node_) return run_node_chain(chain, {}, input.view_of<std::uint16_t>(), Depth::u16, times);
     if (chain.empty()) throw UsageError("no op to run");
     OpOutput output;
     StageTimes total;
@@ -124,12 +124,22 @@ class MpiBackend final : public Backend {
   }
 
  private:
+  /// The chain through the node backend at the root's depth (`mine` is this rank's; a rank
+  /// without an image passes either), agreed first, as run_step does: a rank given no image
+  /// must size its buffers by the root's samples.
+  OpOutput run_node_chain(const OpChain& chain, const ConstImageView& input,
+                          const ConstImageView16& input_16, Depth mine, StageTimes* times) {
+    const Depth depth = mpi_detail::agree_on_depth(communicator(), mine);
+    return depth == Depth::u8 ? run_node_chain_at(chain, input, times)
+                              : run_node_chain_at(chain, input_16, times);
+  }
+
   /// The chain through the node backend: slab_segments' pieces one after another, each run
   /// of slab ops through the node backend on every rank's slab (one scatter, the node's whole
-  /// run_chain, one gather), each other step on the ranks' CPU kernels; at either depth.
+  /// run_chain, one gather), each other step on the ranks' CPU kernels.
   template <typename Sample>
-  OpOutput run_node_chain(const OpChain& chain, const BasicImageView<const Sample>& input,
-                          StageTimes* times) {
+  OpOutput run_node_chain_at(const OpChain& chain, const BasicImageView<const Sample>& input,
+                             StageTimes* times) {
     const mpi_detail::Comm& comm = communicator();
     OpChain resolved;
     mpi_detail::on_every_rank(comm, [&] { resolved = resolve_chain(*this, chain); });

@@ -140,6 +140,12 @@ for node in "${nodes[@]}"; do
     "$serial_exe" "${op_args[@]}" "$data/coins.png" "$work/serial.png"
     same_file "$work/mpi.png" "$work/serial.png" "--node-backend $node $chain"
   done
+  # 16 bits: only the root has the image, the ranks agree on its depth.
+  "$serial_exe" gaussian --depth 16 "$data/coins.png" "$work/in16.tif"
+  run_mpi 3 gaussian,equalize,pool --node-backend "$node" "$work/in16.tif" "$work/mpi16.tif"
+  expect_rc 0 "--node-backend $node at 16 bits"
+  "$serial_exe" gaussian,equalize,pool "$work/in16.tif" "$work/serial16.tif"
+  same_file "$work/mpi16.tif" "$work/serial16.tif" "--node-backend $node at 16 bits"
   rm -rf "$work/node-batch"
   run_mpi 3 open --se rect:5x3 --node-backend "$node" --out-dir "$work/node-batch" "${inputs[@]}"
   expect_rc 2 "--node-backend $node batch with a corrupt image"
