@@ -9,9 +9,11 @@
 # Logs and results go to $OUT (or ./gpu-check-logs); the last lines summarize every step and
 # the exit code is non-zero when any step failed.
 #
-#   scripts/gpu-check.sh [--bench] [--no-sanitizer] [--cuda-only] [--no-opencl-suites]
+#   scripts/gpu-check.sh [--bench] [--no-sanitizer] [--sanitizer-only] [--cuda-only]
+#                        [--no-opencl-suites]
 #
 # --cuda-only builds the serial and CUDA backends alone (a quicker check of the CUDA part).
+# --sanitizer-only builds and runs compute-sanitizer alone, for a lease too short for it all.
 # Each step has a time limit (STEP_TIMEOUT seconds, default 900) so that one hung step cannot
 # take the machine's whole lease; at most 8 files land in $OUT.
 #
@@ -28,14 +30,17 @@ jobs="$(nproc)"
 bench=0
 sanitizer=1
 cuda_only=0
+suites=1  # ctest, the CLI smoke and the Python steps
 opencl_suites=1  # the OpenCL suites on NVIDIA and PoCL apart (ctest runs OpenCL on the GPU)
 for arg in "$@"; do
   case "$arg" in
     --bench) bench=1 ;;
     --no-sanitizer) sanitizer=0 ;;
+    --sanitizer-only) suites=0 opencl_suites=0 ;;
     --cuda-only) cuda_only=1 ;;
     --no-opencl-suites) opencl_suites=0 ;;
-    *) echo "usage: $0 [--bench] [--no-sanitizer] [--cuda-only] [--no-opencl-suites]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--bench] [--no-sanitizer] [--sanitizer-only] [--cuda-only]" \
+         "[--no-opencl-suites]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -104,17 +109,19 @@ nvidia-smi >"$out/build.log" 2>&1 || true
 step "configure and build" build.log \
   bash -c "cmake ${cmake_args[*]@Q} && cmake --build ${build@Q} -j $jobs" ||
   { printf '%s\n' "${summary[@]}"; exit 1; }
-step "ctest (whole suite)" ctest.log ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600
+if [[ $suites -eq 1 ]]; then
+  step "ctest (whole suite)" ctest.log ctest --test-dir "$build" --output-on-failure -j 8 --timeout 600
 
-# CLI smoke on the GPU: a batch through the overlapped pipeline, with timings.
-smoke_dir="$(mktemp -d)"
-step "parfilter-cuda batch --timing" cli.log \
-  "$build/backend_cuda/parfilter-cuda" gaussian --timing --out-dir "$smoke_dir" "$root"/data/*.png
-rm -rf "$smoke_dir"
+  # CLI smoke on the GPU: a batch through the overlapped pipeline, with timings.
+  smoke_dir="$(mktemp -d)"
+  step "parfilter-cuda batch --timing" cli.log \
+    "$build/backend_cuda/parfilter-cuda" gaussian --timing --out-dir "$smoke_dir" "$root"/data/*.png
+  rm -rf "$smoke_dir"
 
-# The Python module with CuPy's arrays, step by step (scripts/gpu-python-check.sh).
-step "python module (import, each backend, pytest)" python.log \
-  "$root/scripts/gpu-python-check.sh" "$build"
+  # The Python module with CuPy's arrays, step by step (scripts/gpu-python-check.sh).
+  step "python module (import, each backend, pytest)" python.log \
+    "$root/scripts/gpu-python-check.sh" "$build"
+fi
 
 if [[ $bench -eq 1 ]]; then
   step "parfilter-bench-cuda" bench.txt "$build/bench/cuda/parfilter-bench-cuda" "$out/bench.csv"
