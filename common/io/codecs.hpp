@@ -45,6 +45,14 @@ void encode_image(const ConstImageView& image, ImageFormat format, const SaveOpt
                                                      ImageFormat format, const SaveOptions& options,
                                                      const std::string& name, CodecPath path);
 
+/// A file's container by its magic bytes (the first kMagicBytes are enough); TGA has none and
+/// is left to stb's probe (unknown). InputError for a format parfilter refuses (ASCII PNM,
+/// GIF, ...) and for TIFF in a build without libtiff.
+enum class Container { bmp, png, jpeg, pnm, tiff, unknown };
+inline constexpr std::size_t kMagicBytes = 16;
+[[nodiscard]] Container detect_container(std::span<const std::uint8_t> bytes,
+                                         const std::string& name);
+
 /// Throws InputError("<name>: <cause>").
 [[noreturn]] void fail(const std::string& name, const std::string& cause);
 

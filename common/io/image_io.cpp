@@ -21,15 +21,14 @@ namespace {
 
 constexpr std::string_view kSupportedFormats = "BMP, PNG, JPEG, TGA, PNM and TIFF";
 
-enum class Container { bmp, png, jpeg, pnm, tiff, unknown };
-
 bool starts_with(std::span<const std::uint8_t> bytes, std::string_view magic) {
   return bytes.size() >= magic.size() &&
          std::equal(magic.begin(), magic.end(), bytes.begin(),
                     [](char m, std::uint8_t b) { return static_cast<std::uint8_t>(m) == b; });
 }
 
-// Identifies the container by its magic bytes; TGA has none and is left to stb's probe.
+}  // namespace
+
 Container detect_container(std::span<const std::uint8_t> bytes, const std::string& name) {
   using namespace std::string_view_literals;
   if (starts_with(bytes, "BM")) return Container::bmp;
@@ -61,8 +60,6 @@ Container detect_container(std::span<const std::uint8_t> bytes, const std::strin
   }
   return Container::unknown;
 }
-
-}  // namespace
 
 void fail(const std::string& name, const std::string& cause) {
   throw InputError(name + ": " + cause);
@@ -168,8 +165,8 @@ Image decode_image(std::span<const std::uint8_t> bytes, const std::string& name,
   Image image = decode_container(bytes, name, options, path);
   if (!options.allocator || image.allocator() == options.allocator) return image;
   // A decoder that allocates on its own (stb, the general BMP decoder, a turned JPEG).
-  Image moved = Image::uninitialized(image.width(), image.height(), image.channels(),
-                                     image.depth(), options.allocator);
+  Image moved = Image::uninitialized(image.width(), image.height(), image.channels(), image.depth(),
+                                     options.allocator);
   std::copy_n(image.bytes(), image.size_bytes(), moved.bytes());
   return moved;
 }
@@ -348,7 +345,7 @@ std::optional<TiffCompression> parse_tiff_compression(std::string_view text) {
 
 Image convert_depth(const Image& image, Depth depth) {
   if (image.empty() || image.depth() == depth) return image;
-  constexpr std::uint32_t kScale16 = 257;    // 255 * 257 = 65535
+  constexpr std::uint32_t kScale16 = 257;  // 255 * 257 = 65535
   constexpr std::uint32_t kTop8 = 255;
   constexpr std::uint32_t kTop16 = 65535;
   Image out = Image::uninitialized(image.width(), image.height(), image.channels(), depth);

@@ -104,6 +104,20 @@ void OutputFile::write(std::span<const std::uint8_t> bytes) {
   if (kill) ::raise(SIGKILL);
 }
 
+void OutputFile::write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+  written_ = written_ || !bytes.empty();
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t wrote =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) {
+      throw RuntimeError(path_.string() + ": write error: " + system_error_text(errno));
+    }
+    done += static_cast<std::size_t>(wrote);
+  }
+}
+
 void OutputFile::commit(bool sync) {
   const auto failure = [&](const std::string& what) {
     return RuntimeError(path_.string() + ": " + what + ": " + system_error_text(errno));

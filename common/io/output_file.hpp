@@ -25,6 +25,9 @@ class OutputFile {
 
   /// Appends `bytes`; RuntimeError naming the path and the cause (a full disk, ulimit -f).
   void write(std::span<const std::uint8_t> bytes);
+  /// Writes `bytes` at `offset` (a format whose rows or directory go out of order: BMP's
+  /// bottom-up rows, TIFF's offsets); the same errors as write.
+  void write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes);
   /// Gives the file its mode, makes it durable when `sync`, and renames it into place.
   void commit(bool sync);
 

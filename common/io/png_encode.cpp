@@ -22,6 +22,7 @@
 
 #include "codecs.hpp"
 #include "parfilter/error.hpp"
+#include "png_bands.hpp"
 #include "png_filters.hpp"
 
 namespace parfilter::io {
@@ -40,7 +41,6 @@ constexpr int kZlibLevelShift = 6;
 constexpr std::uint8_t kColorTypeGray = 0;
 constexpr std::uint8_t kColorTypeRgb = 2;
 constexpr std::uint8_t kColorTypeRgba = 6;
-constexpr std::uint8_t kBitDepth = 8;
 /// Level 1: a band where at least 3 in 10 filtered bytes end a run of 4 equal bytes (flat
 /// areas, graphics, masks) takes run-length coding; others (photographs) take Huffman-only
 /// coding, faster and smaller there. Measured on data/, camera photos and blurred noise.
@@ -102,14 +102,6 @@ struct Deflater {
   ~Deflater() { deflateEnd(&stream); }
 };
 
-/// One band's part of the stream: its IDAT chunk (complete with CRC), and the Adler-32 and
-/// length of its uncompressed (filtered) bytes.
-struct Band {
-  std::vector<std::uint8_t> chunk;
-  std::uint32_t adler = 0;
-  std::size_t filtered_bytes = 0;
-};
-
 /// Row y of the image as PNG stores it: 8-bit rows as they are, 16-bit ones big-endian (into
 /// `scratch`).
 inline const std::uint8_t* png_row(const ConstImageView& image, int y,
@@ -129,31 +121,43 @@ inline const std::uint8_t* png_row(const ConstImageView16& image, int y,
   return scratch.data();
 }
 
+PngBandLayout band_layout(std::ptrdiff_t row_samples, std::size_t sample_bytes, int height,
+                          int level) {
+  PngBandLayout layout;
+  // + the filter byte
+  layout.filtered_row_bytes = static_cast<std::size_t>(row_samples) * sample_bytes + 1;
+  layout.band_rows =
+      static_cast<int>(std::max<std::size_t>(1, kBandBytes / layout.filtered_row_bytes));
+  layout.bands = (height + layout.band_rows - 1) / layout.band_rows;
+  // The rows before a band that fill deflate's window (levels 2+ look back that far).
+  layout.history_rows = level > kFastLevel
+                            ? static_cast<int>((kWindowBytes + layout.filtered_row_bytes - 1) /
+                                               layout.filtered_row_bytes)
+                            : 0;
+  return layout;
+}
+
 template <typename Sample>
 class BandEncoder {
  public:
+  /// `image` addresses at least the rows a band's encoding reads (PngBandLayout): the whole
+  /// image, or a window of it.
   BandEncoder(const BasicImageView<const Sample>& image, const SaveOptions& options)
-      : image_(image), level_(options.png_level), checkpoint_(options.checkpoint) {
-    sample_bytes_ = static_cast<std::ptrdiff_t>(sizeof(Sample));
-    // + the filter byte
-    row_bytes_ = static_cast<std::size_t>(image.row_samples() * sample_bytes_) + 1;
-    band_rows_ = static_cast<int>(std::max<std::size_t>(1, kBandBytes / row_bytes_));
-    bands_ = (image.height() + band_rows_ - 1) / band_rows_;
-  }
-  [[nodiscard]] int bands() const { return bands_; }
+      : image_(image),
+        level_(options.png_level),
+        checkpoint_(options.checkpoint),
+        layout_(band_layout(image.row_samples(), sizeof(Sample), image.height(), level_)),
+        row_bytes_(layout_.filtered_row_bytes) {}
+  [[nodiscard]] int bands() const { return layout_.bands; }
 
-  [[nodiscard]] Band encode(int band) const {
-    const int first = band * band_rows_;
-    const int last = std::min(image_.height(), first + band_rows_);
-    // The rows before the band that fill deflate's window (levels 2+ look back that far).
-    const int history =
-        level_ > kFastLevel
-            ? std::min<int>(first, static_cast<int>((kWindowBytes + row_bytes_ - 1) / row_bytes_))
-            : 0;
+  [[nodiscard]] PngBand encode(int band) const {
+    const int first = band * layout_.band_rows;
+    const int last = std::min(image_.height(), first + layout_.band_rows);
+    const int history = std::min(first, layout_.history_rows);
     std::vector<std::uint8_t> filtered(static_cast<std::size_t>(last - first + history) *
                                        row_bytes_);
-    PngRowFilter filter(static_cast<int>(image_.channels() * sample_bytes_),
-                        image_.row_samples() * sample_bytes_, level_ > 0);
+    PngRowFilter filter(static_cast<int>(image_.channels() * kSampleBytes),
+                        image_.row_samples() * kSampleBytes, level_ > 0);
     std::vector<std::uint8_t> above_scratch;
     std::vector<std::uint8_t> row_scratch;
     const int begin = first - history;
@@ -171,7 +175,7 @@ class BandEncoder {
     const std::uint8_t* input = filtered.data() + history_bytes;
     const std::size_t input_bytes = filtered.size() - history_bytes;
 
-    Band out;
+    PngBand out;
     out.filtered_bytes = input_bytes;
     out.adler = static_cast<std::uint32_t>(adler32_z(adler32_z(0, nullptr, 0), input, input_bytes));
     Deflater deflater(level_, strategy_for(input, input_bytes));
@@ -180,7 +184,7 @@ class BandEncoder {
       deflateSetDictionary(&deflater.stream, input - window, static_cast<uInt>(window));
     }
     const bool first_band = band == 0;
-    const bool last_band = band == bands_ - 1;
+    const bool last_band = band == layout_.bands - 1;
     const std::size_t header = first_band ? 2 : 0;
     const std::size_t bound = deflateBound(&deflater.stream, input_bytes) + header;
     std::vector<std::uint8_t>& chunk = out.chunk;
@@ -232,13 +236,12 @@ class BandEncoder {
     }
   }
 
+  static constexpr std::ptrdiff_t kSampleBytes = static_cast<std::ptrdiff_t>(sizeof(Sample));
   BasicImageView<const Sample> image_;
   int level_;
   const Checkpoint& checkpoint_;
-  std::ptrdiff_t sample_bytes_ = 1;
-  std::size_t row_bytes_ = 0;
-  int band_rows_ = 1;
-  int bands_ = 1;
+  PngBandLayout layout_;
+  std::size_t row_bytes_;  ///< filtered: with the filter byte
 };
 
 }  // namespace
@@ -249,45 +252,68 @@ template <typename Sample>
 void encode_png_bands(const BasicImageView<const Sample>& image, const SaveOptions& options,
                       const ByteSink& sink) {
   const BandEncoder<Sample> encoder(image, options);
-  std::vector<Band> bands(static_cast<std::size_t>(encoder.bands()));
+  std::vector<PngBand> bands(static_cast<std::size_t>(encoder.bands()));
   const auto encode_band = [&](std::size_t i) { bands[i] = encoder.encode(static_cast<int>(i)); };
   if (options.parallel_for) {
     options.parallel_for(bands.size(), encode_band);
   } else {
     for (std::size_t i = 0; i < bands.size(); ++i) encode_band(i);
   }
+  sink(png_head({image.width(), image.height(), image.channels(), kDepthOf<Sample>}));
+  std::uint32_t adler = kPngAdlerStart;
+  for (const PngBand& band : bands) {
+    sink(band.chunk);
+    adler = png_add_band(adler, band);
+  }
+  sink(png_tail(adler));
+}
 
+}  // namespace
+
+PngBandLayout png_band_layout(const StreamShape& shape, int level) {
+  return band_layout(static_cast<std::ptrdiff_t>(shape.width) * shape.channels,
+                     bytes_per_sample(shape.depth), shape.height, level);
+}
+
+PngBand encode_png_band(const ConstImageView& rows, int band, const SaveOptions& options) {
+  return BandEncoder<std::uint8_t>(rows, options).encode(band);
+}
+
+PngBand encode_png_band(const ConstImageView16& rows, int band, const SaveOptions& options) {
+  return BandEncoder<std::uint16_t>(rows, options).encode(band);
+}
+
+std::vector<std::uint8_t> png_head(const StreamShape& shape) {
   std::vector<std::uint8_t> head(kSignature.begin(), kSignature.end());
   std::vector<std::uint8_t> header;
-  put_u32(header, static_cast<std::uint32_t>(image.width()));
-  put_u32(header, static_cast<std::uint32_t>(image.height()));
-  const int channels = image.channels();
-  const std::uint8_t color_type = channels == 1   ? kColorTypeGray
-                                  : channels == 3 ? kColorTypeRgb
-                                                  : kColorTypeRgba;
+  put_u32(header, static_cast<std::uint32_t>(shape.width));
+  put_u32(header, static_cast<std::uint32_t>(shape.height));
+  const std::uint8_t color_type = shape.channels == 1   ? kColorTypeGray
+                                  : shape.channels == 3 ? kColorTypeRgb
+                                                        : kColorTypeRgba;
   // 8 or 16 bits, deflate, adaptive filtering, no interlace.
-  const auto bit_depth = static_cast<std::uint8_t>(kBitDepth * sizeof(Sample));
+  const auto bit_depth = static_cast<std::uint8_t>(bits_of(shape.depth));
   for (const std::uint8_t byte :
        {bit_depth, color_type, std::uint8_t{0}, std::uint8_t{0}, std::uint8_t{0}}) {
     header.push_back(byte);
   }
   put_chunk(head, "IHDR", header.data(), header.size());
-  sink(head);
-  std::uint32_t adler = 1;
-  for (const Band& band : bands) {
-    sink(band.chunk);
-    adler = static_cast<std::uint32_t>(
-        adler32_combine(adler, band.adler, static_cast<z_off_t>(band.filtered_bytes)));
-  }
+  return head;
+}
+
+std::uint32_t png_add_band(std::uint32_t adler, const PngBand& band) {
+  return static_cast<std::uint32_t>(
+      adler32_combine(adler, band.adler, static_cast<z_off_t>(band.filtered_bytes)));
+}
+
+std::vector<std::uint8_t> png_tail(std::uint32_t adler) {
   std::vector<std::uint8_t> trailer;
   put_u32(trailer, adler);
   std::vector<std::uint8_t> tail;
   put_chunk(tail, "IDAT", trailer.data(), trailer.size());
   put_chunk(tail, "IEND", nullptr, 0);
-  sink(tail);
+  return tail;
 }
-
-}  // namespace
 
 void encode_png_banded(const ConstImageView& image, const SaveOptions& options,
                        const ByteSink& sink) {

@@ -8,23 +8,12 @@
 #include <vector>
 
 #include "codecs.hpp"
+#include "pnm_format.hpp"
 
 namespace parfilter::io {
-namespace {
 
-struct PnmHeader {
-  std::uint64_t width = 0;
-  std::uint64_t height = 0;
-  int channels = 0;  // 1 (P5) or 3 (P6)
-  std::uint32_t max_value = 0;
-  int bytes_per_sample = 0;  // 1, or 2 (big-endian) when maxval > 255
-  std::uint64_t data_offset = 0;
-};
-
-/// Parses a binary PNM (P5/P6) header: magic, then width, height and maxval separated by
-/// whitespace or '#' comments, then one whitespace byte. Returns the header or the cause.
-[[nodiscard]] std::optional<std::string> parse_pnm_header(std::span<const std::uint8_t> bytes,
-                                                          PnmHeader& header) {
+std::optional<std::string> parse_pnm_header(std::span<const std::uint8_t> bytes,
+                                            PnmHeader& header) {
   constexpr std::uint64_t kMagicSize = 2;
   constexpr std::uint64_t kMaxValue = 65535;
   constexpr std::uint64_t kLargestByteSample = 255;
@@ -64,40 +53,58 @@ struct PnmHeader {
   return std::nullopt;
 }
 
+namespace {
+
 constexpr std::uint32_t kByteMax = 255;
 constexpr std::uint32_t kWordMax = 65535;
 constexpr int kBitsPerByte = 8;
 
-/// Decodes the samples of a PNM whose header parsed, whose size was checked and whose data is
-/// complete. maxval up to 255 gives an 8-bit image, its samples scaled to 0..255 (255 as is,
-/// any other maxval as round(255 v / maxval)); a larger maxval gives a 16-bit image of the
-/// samples as stored (12-bit data stays 0..4095). v is clamped to maxval.
-[[nodiscard]] Image decode_pnm(std::span<const std::uint8_t> bytes, const PnmHeader& header) {
-  const bool wide = header.bytes_per_sample == 2;
-  Image image = Image::uninitialized(static_cast<int>(header.width),
-                                     static_cast<int>(header.height), header.channels,
-                                     wide ? Depth::u16 : Depth::u8);
-  const std::uint8_t* in = bytes.data() + header.data_offset;
-  const std::size_t count = image.size_bytes() / header.bytes_per_sample;
-  if (wide) {
-    std::uint16_t* out = image.samples<std::uint16_t>();
+}  // namespace
+
+void convert_pnm_samples(const std::uint8_t* in, std::size_t count, const PnmHeader& header,
+                         std::uint8_t* out) {
+  if (header.bytes_per_sample == 2) {
+    auto* to = reinterpret_cast<std::uint16_t*>(out);
     for (std::size_t i = 0; i < count; ++i, in += 2) {
       const std::uint32_t v = (std::uint32_t{in[0]} << kBitsPerByte) | in[1];
-      out[i] = static_cast<std::uint16_t>(std::min(v, header.max_value));
+      to[i] = static_cast<std::uint16_t>(std::min(v, header.max_value));
     }
-    return image;
+    return;
   }
   for (std::size_t i = 0; i < count; ++i) {
     std::uint32_t v = std::min<std::uint32_t>(*in++, header.max_value);
     if (header.max_value != kByteMax) {
       v = (v * kByteMax + header.max_value / 2) / header.max_value;
     }
-    image.data()[i] = static_cast<std::uint8_t>(v);
+    out[i] = static_cast<std::uint8_t>(v);
   }
-  return image;
 }
 
-}  // namespace
+std::string pnm_header_text(int width, int height, int channels, Depth depth) {
+  return std::string(channels == 1 ? "P5" : "P6") + "\n" + std::to_string(width) + " " +
+         std::to_string(height) + "\n" + std::to_string(depth == Depth::u16 ? kWordMax : kByteMax) +
+         "\n";
+}
+
+void check_pnm_channels(int channels, const std::string& name) {
+  if (channels == 4) fail(name, "PNM has no alpha channel: save an RGBA image as .png or .tif");
+}
+
+void pnm_big_endian_row(const std::uint16_t* samples, std::ptrdiff_t count, std::uint8_t* out) {
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
+    out[2 * i] = static_cast<std::uint8_t>(samples[i] >> kBitsPerByte);
+    out[2 * i + 1] = static_cast<std::uint8_t>(samples[i]);
+  }
+}
+
+std::optional<std::string> check_pnm_data(const PnmHeader& header, std::uint64_t file_size) {
+  const std::uint64_t needed = header.width * header.height *
+                               static_cast<std::uint64_t>(header.channels) *
+                               static_cast<std::uint64_t>(header.bytes_per_sample);
+  if (header.data_offset + needed <= file_size) return std::nullopt;
+  return "truncated file: the PNM pixel data needs " + std::to_string(needed) +
+         " bytes, the file has " + std::to_string(file_size - header.data_offset);
+}
 
 Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& name,
                       const LoadOptions& options) {
@@ -106,25 +113,22 @@ Image decode_pnm_file(std::span<const std::uint8_t> bytes, const std::string& na
   check_image_size(name, static_cast<std::int64_t>(header.width),
                    static_cast<std::int64_t>(header.height), header.channels, options.max_bytes,
                    header.bytes_per_sample == 2 ? Depth::u16 : Depth::u8);
-  const std::uint64_t needed =
-      header.width * header.height * header.channels * header.bytes_per_sample;
-  if (header.data_offset + needed > bytes.size()) {
-    fail(name, "truncated file: the PNM pixel data needs " + std::to_string(needed) +
-                   " bytes, the file has " + std::to_string(bytes.size() - header.data_offset));
-  }
-  return decode_pnm(bytes, header);
+  if (auto cause = check_pnm_data(header, bytes.size())) fail(name, *cause);
+  Image image =
+      Image::uninitialized(static_cast<int>(header.width), static_cast<int>(header.height),
+                           header.channels, header.bytes_per_sample == 2 ? Depth::u16 : Depth::u8);
+  convert_pnm_samples(bytes.data() + header.data_offset,
+                      image.size_bytes() / static_cast<std::size_t>(header.bytes_per_sample),
+                      header, image.bytes());
+  return image;
 }
 
 void encode_pnm(const Image& image, const std::string& name, const ByteSink& sink) {
-  if (image.channels() == 4) {
-    fail(name, "PNM has no alpha channel: save an RGBA image as .png or .tif");
-  }
-  const bool wide = image.depth() == Depth::u16;
-  const std::string header = std::string(image.channels() == 1 ? "P5" : "P6") + "\n" +
-                             std::to_string(image.width()) + " " + std::to_string(image.height()) +
-                             "\n" + std::to_string(wide ? kWordMax : kByteMax) + "\n";
+  check_pnm_channels(image.channels(), name);
+  const std::string header =
+      pnm_header_text(image.width(), image.height(), image.channels(), image.depth());
   sink(std::span(reinterpret_cast<const std::uint8_t*>(header.data()), header.size()));
-  if (!wide) {
+  if (image.depth() == Depth::u8) {
     sink(std::span(image.bytes(), image.size_bytes()));
     return;
   }
@@ -132,11 +136,7 @@ void encode_pnm(const Image& image, const std::string& name, const ByteSink& sin
   const ConstImageView16 in = image.view_of<std::uint16_t>();
   std::vector<std::uint8_t> row(static_cast<std::size_t>(in.row_samples()) * 2);
   for (int y = 0; y < image.height(); ++y) {
-    const std::uint16_t* samples = in.row(y);
-    for (std::ptrdiff_t i = 0; i < in.row_samples(); ++i) {
-      row[2 * i] = static_cast<std::uint8_t>(samples[i] >> kBitsPerByte);
-      row[2 * i + 1] = static_cast<std::uint8_t>(samples[i]);
-    }
+    pnm_big_endian_row(in.row(y), in.row_samples(), row.data());
     sink(row);
   }
 }

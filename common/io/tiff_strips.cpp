@@ -14,13 +14,13 @@ namespace {
 
 /// The strip's rows, each sample minus the one a pixel before it (modulo the sample's range).
 template <typename Sample>
-std::vector<Sample> differenced(const Image& image, int first, int count) {
-  const auto in = image.view_of<Sample>();
-  const int channels = image.channels();
-  const auto samples = static_cast<std::ptrdiff_t>(in.row_samples());
+std::vector<Sample> differenced(const StreamShape& shape, const std::uint8_t* rows,
+                                std::ptrdiff_t stride_bytes, int count) {
+  const int channels = shape.channels;
+  const auto samples = static_cast<std::ptrdiff_t>(shape.width) * channels;
   std::vector<Sample> out(static_cast<std::size_t>(samples) * static_cast<std::size_t>(count));
   for (int r = 0; r < count; ++r) {
-    const Sample* row = in.row(first + r);
+    const auto* row = reinterpret_cast<const Sample*>(rows + r * stride_bytes);
     Sample* dst = out.data() + static_cast<std::ptrdiff_t>(r) * samples;
     std::copy(row, row + std::min<std::ptrdiff_t>(channels, samples), dst);
     for (std::ptrdiff_t i = channels; i < samples; ++i) {
@@ -28,6 +28,10 @@ std::vector<Sample> differenced(const Image& image, int first, int count) {
     }
   }
   return out;
+}
+
+StreamShape shape_of(const Image& image) {
+  return {image.width(), image.height(), image.channels(), image.depth()};
 }
 
 template <typename Sample>
@@ -46,17 +50,25 @@ std::vector<std::uint8_t> deflated(const std::vector<Sample>& samples) {
 
 }  // namespace
 
-int tiff_rows_per_strip(const Image& image) {
-  const std::size_t row_bytes =
-      static_cast<std::size_t>(image.stride()) * bytes_per_sample(image.depth());
+int tiff_rows_per_strip(const StreamShape& shape) {
   return static_cast<int>(
-      std::clamp<std::size_t>(kTiffStripBytes / std::max<std::size_t>(row_bytes, 1), 1,
-                              static_cast<std::size_t>(image.height())));
+      std::clamp<std::size_t>(kTiffStripBytes / std::max<std::size_t>(shape.row_bytes(), 1), 1,
+                              static_cast<std::size_t>(shape.height)));
+}
+
+int tiff_rows_per_strip(const Image& image) { return tiff_rows_per_strip(shape_of(image)); }
+
+std::vector<std::uint8_t> deflate_tiff_strip(const StreamShape& shape, const std::uint8_t* rows,
+                                             std::ptrdiff_t stride_bytes, int count) {
+  return shape.depth == Depth::u8
+             ? deflated(differenced<std::uint8_t>(shape, rows, stride_bytes, count))
+             : deflated(differenced<std::uint16_t>(shape, rows, stride_bytes, count));
 }
 
 std::vector<std::uint8_t> deflate_tiff_strip(const Image& image, int first, int count) {
-  return image.depth() == Depth::u8 ? deflated(differenced<std::uint8_t>(image, first, count))
-                                    : deflated(differenced<std::uint16_t>(image, first, count));
+  const StreamShape shape = shape_of(image);
+  const auto stride = static_cast<std::ptrdiff_t>(shape.row_bytes());
+  return deflate_tiff_strip(shape, image.bytes() + first * stride, stride, count);
 }
 
 }  // namespace parfilter::io

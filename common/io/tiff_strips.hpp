@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "parfilter/image.hpp"
+#include "parfilter/row_stream.hpp"
 
 namespace parfilter::io {
 
@@ -19,6 +20,7 @@ inline constexpr int kTiffDeflateLevel = 1;
 /// Rows per strip of a saved TIFF: about kTiffStripBytes of samples, so that a strip is worth a
 /// thread's task, at least one row.
 inline constexpr std::size_t kTiffStripBytes = std::size_t{256} << 10;
+[[nodiscard]] int tiff_rows_per_strip(const StreamShape& shape);
 [[nodiscard]] int tiff_rows_per_strip(const Image& image);
 
 /// Rows [first, first + count) of `image`, horizontally differenced per channel (TIFF's
@@ -26,5 +28,9 @@ inline constexpr std::size_t kTiffStripBytes = std::size_t{256} << 10;
 /// zlib stream. Throws RuntimeError when zlib fails.
 [[nodiscard]] std::vector<std::uint8_t> deflate_tiff_strip(const Image& image, int first,
                                                            int count);
+/// The same for `count` rows of an image of `shape`, the first at `rows`, `stride_bytes` apart.
+[[nodiscard]] std::vector<std::uint8_t> deflate_tiff_strip(const StreamShape& shape,
+                                                           const std::uint8_t* rows,
+                                                           std::ptrdiff_t stride_bytes, int count);
 
 }  // namespace parfilter::io

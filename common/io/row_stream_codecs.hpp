@@ -1,0 +1,46 @@
+// Internal: the codecs behind row_stream.hpp, one reader and one writer per format that
+// streams rows. row_stream.cpp picks the codec by the file's magic bytes (reading) or the
+// path's extension (writing). Each returns null where its format's file is not read in rows.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "file_io.hpp"
+#include "parfilter/image_io.hpp"
+#include "parfilter/row_stream.hpp"
+
+namespace parfilter::io {
+
+/// A file's bytes read in pieces of about this size (a PNM's rows, a BMP's).
+inline constexpr std::size_t kStreamBandBytes = std::size_t{256} << 10;
+
+/// The checks of check_image_size for a streamed image: sides from 1 to kMaxImageDimension,
+/// and `held_rows` rows (what the reader holds) within `max_bytes`.
+void check_stream_size(const std::string& name, std::int64_t width, std::int64_t height,
+                       int channels, Depth depth, std::int64_t held_rows, std::uint64_t max_bytes);
+
+/// Rows of `count` rows from `rows` (`stride_bytes` apart) into `dst`, `dst_stride` apart.
+void copy_rows(const std::uint8_t* rows, std::ptrdiff_t stride_bytes, std::uint8_t* dst,
+               std::ptrdiff_t dst_stride, std::size_t row_bytes, int count);
+
+[[nodiscard]] std::unique_ptr<RowReader> open_tiff_row_reader(std::unique_ptr<InputFile> file,
+                                                              const LoadOptions& options);
+[[nodiscard]] std::unique_ptr<RowReader> open_png_row_reader(std::unique_ptr<InputFile> file,
+                                                             const LoadOptions& options);
+[[nodiscard]] std::unique_ptr<RowReader> open_pnm_row_reader(std::unique_ptr<InputFile> file,
+                                                             const LoadOptions& options);
+
+[[nodiscard]] std::unique_ptr<RowWriter> open_tiff_row_writer(const std::filesystem::path& path,
+                                                              const StreamShape& shape,
+                                                              const SaveOptions& options);
+[[nodiscard]] std::unique_ptr<RowWriter> open_png_row_writer(const std::filesystem::path& path,
+                                                             const StreamShape& shape,
+                                                             const SaveOptions& options);
+[[nodiscard]] std::unique_ptr<RowWriter> open_pnm_row_writer(const std::filesystem::path& path,
+                                                             const StreamShape& shape,
+                                                             const SaveOptions& options);
+
+}  // namespace parfilter::io
