@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "bmp_format.hpp"
+#include "bmp_rows.hpp"
 #include "channel_order.hpp"
 #include "codecs.hpp"
 #include "file_io.hpp"
@@ -30,8 +31,10 @@ constexpr std::uint32_t kAlphaMask = 0xff000000;
 constexpr std::size_t kPaletteEntries = 256;
 constexpr int kBgrBlue = 0;
 constexpr int kBgrRed = 2;
-/// The bytes read for the headers before the pixel rows: every header, mask and palette fits.
-constexpr std::uint64_t kHeadBytes = std::uint64_t{64} << 10;
+/// Rows read or written at once: a chunk that stays in cache.
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+}  // namespace
 
 bool gray_palette(const BmpLayout& layout) {
   return !layout.palette.empty() &&
@@ -39,10 +42,39 @@ bool gray_palette(const BmpLayout& layout) {
                      [](const BmpColor& c) { return c.red == c.green && c.green == c.blue; });
 }
 
-/// The channels a BMP decodes to: one for a palette of grays only.
 int decoded_channels(const BmpLayout& layout) {
   return gray_palette(layout) ? 1 : layout.channels();
 }
+
+int bmp_chunk_rows(std::uint64_t row_bytes) {
+  return static_cast<int>(std::max<std::uint64_t>(1, kChunkBytes / row_bytes));
+}
+
+BmpRowDecoder::BmpRowDecoder(const BmpLayout& layout, int channels)
+    : width_(layout.width), bits_(layout.bits_per_pixel), channels_(channels) {
+  for (std::size_t i = 0; i < layout.palette.size(); ++i) {
+    lookup_[3 * i] = layout.palette[i].red;
+    lookup_[3 * i + 1] = layout.palette[i].green;
+    lookup_[3 * i + 2] = layout.palette[i].blue;
+  }
+}
+
+void BmpRowDecoder::decode(const std::uint8_t* in, std::uint8_t* out) const {
+  const auto pixels = static_cast<std::size_t>(width_);
+  if (bits_ == kPaletteBits && channels_ == 1) {
+    for (int x = 0; x < width_; ++x) out[x] = lookup_[3 * std::size_t{in[x]}];
+  } else if (bits_ == kPaletteBits) {
+    for (int x = 0; x < width_; ++x) std::memcpy(out + 3 * x, &lookup_[3 * std::size_t{in[x]}], 3);
+  } else if (bits_ == kRgbBits) {
+    swap_red_blue_3(in, out, pixels);
+  } else if (channels_ == 4) {
+    swap_red_blue_4(in, out, pixels);
+  } else {
+    bgrx_to_rgb(in, out, pixels);
+  }
+}
+
+namespace {
 
 /// The image row that stored row `stored` fills.
 int image_row(const BmpLayout& layout, int stored) {
@@ -54,55 +86,27 @@ int image_row(const BmpLayout& layout, int stored) {
 /// from the file.
 using StoredRows = std::function<const std::uint8_t*(int first, int count)>;
 
-/// Rows read or written at once: a chunk that stays in cache.
-constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
-
-/// Rows of `row_bytes` in a chunk (at least one).
-int chunk_rows(std::uint64_t row_bytes) {
-  return static_cast<int>(std::max<std::uint64_t>(1, kChunkBytes / row_bytes));
-}
-
 Image decode_rows(const StoredRows& stored_rows, const BmpLayout& layout, int channels,
                   const LoadOptions& options) {
   const Checkpoint& checkpoint = options.checkpoint;
   Image image = decoder_image(layout.width, layout.height, channels, options.allocator,
                               options.map_pages_first);
   const std::uint64_t stride = bmp_row_stride(layout);
-  const int bytes_per_pixel = layout.bits_per_pixel / CHAR_BIT;
-  std::array<std::uint8_t, kPaletteEntries * 3> lookup{};
-  for (std::size_t i = 0; i < layout.palette.size(); ++i) {
-    lookup[3 * i] = layout.palette[i].red;
-    lookup[3 * i + 1] = layout.palette[i].green;
-    lookup[3 * i + 2] = layout.palette[i].blue;
-  }
-  const int w = layout.width;
-  const auto pixels = static_cast<std::size_t>(w);
-  const int rows_per_chunk = chunk_rows(stride);
+  const BmpRowDecoder decoder(layout, channels);
+  const int rows_per_chunk = bmp_chunk_rows(stride);
   for (int first = 0; first < layout.height; first += rows_per_chunk) {
     const int count = std::min(rows_per_chunk, layout.height - first);
     const std::uint8_t* chunk = stored_rows(first, count);
     for (int stored = first; stored < first + count; ++stored) {
-      const std::uint8_t* in = chunk + (stored - first) * stride;
-      std::uint8_t* out = image.row(image_row(layout, stored));
-      if (layout.bits_per_pixel == kPaletteBits && channels == 1) {
-        for (int x = 0; x < w; ++x) out[x] = lookup[3 * std::size_t{in[x]}];
-      } else if (layout.bits_per_pixel == kPaletteBits) {
-        for (int x = 0; x < w; ++x) std::memcpy(out + 3 * x, &lookup[3 * std::size_t{in[x]}], 3);
-      } else if (bytes_per_pixel == 3) {
-        swap_red_blue_3(in, out, pixels);
-      } else if (channels == 4) {
-        swap_red_blue_4(in, out, pixels);
-      } else {
-        bgrx_to_rgb(in, out, pixels);
-      }
+      decoder.decode(chunk + (stored - first) * stride, image.row(image_row(layout, stored)));
       checkpoint_every(checkpoint, stored);
     }
   }
   return image;
 }
 
-/// Whether the row-by-row paths read this layout: uncompressed, 24-bit, 32-bit BGR(A) with
-/// the standard masks, or 8 bits with every index inside the palette.
+}  // namespace
+
 bool direct_layout(const BmpLayout& layout) {
   if (layout.run_length_encoded()) return false;
   switch (layout.bits_per_pixel) {
@@ -118,6 +122,8 @@ bool direct_layout(const BmpLayout& layout) {
       return false;
   }
 }
+
+namespace {
 
 void put_u16(std::uint8_t*& at, std::uint32_t value) {
   at[0] = static_cast<std::uint8_t>(value);
@@ -156,7 +162,7 @@ Image decode_bmp_file(std::span<const std::uint8_t> bytes, const std::string& na
 }
 
 std::optional<Image> load_bmp_rows(const InputFile& file, const LoadOptions& options) {
-  FileBytes head(static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), kHeadBytes)));
+  FileBytes head(static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), kBmpHeadBytes)));
   head.resize(file.read_at(0, head));
   if (head.size() >= file.size()) return std::nullopt;  // all read already: decode it whole
   const auto parsed = parse_bmp(head);
@@ -169,7 +175,7 @@ std::optional<Image> load_bmp_rows(const InputFile& file, const LoadOptions& opt
   const int channels = decoded_channels(*layout);
   check_image_size(file.name(), layout->width, layout->height, channels, options.max_bytes);
   const std::uint64_t stride = bmp_row_stride(*layout);
-  FileBytes chunk(static_cast<std::size_t>(chunk_rows(stride) * stride));
+  FileBytes chunk(static_cast<std::size_t>(bmp_chunk_rows(stride) * stride));
   const auto read_rows = [&](int first, int count) {
     const std::uint64_t offset = layout->pixel_offset + first * stride;
     // The last row's padding may be missing from the file (check_bmp_pixel_data allows it).
@@ -183,38 +189,37 @@ std::optional<Image> load_bmp_rows(const InputFile& file, const LoadOptions& opt
   return decode_rows(read_rows, *layout, channels, options);
 }
 
-void encode_bmp(const ConstImageView& image, const ByteSink& sink) {
+BmpHead bmp_head(int width, int height, int channels) {
   constexpr std::uint32_t kFileHeaderBytes = 14;
   constexpr std::uint32_t kInfoHeaderBytes = 40;
   constexpr std::uint32_t kV4HeaderBytes = 108;
   constexpr std::uint32_t kBitfields = 3;
   constexpr std::uint32_t kSrgb = 0x73524742;      // 'sRGB': the V4 header's colour space
   constexpr std::uint32_t kPixelsPerMetre = 2835;  // 72 dpi
-  const int channels = image.channels();
   const int bits = channels == 1 ? kPaletteBits : channels == 3 ? kRgbBits : kRgbaBits;
   const std::uint32_t header_bytes = channels == 4 ? kV4HeaderBytes : kInfoHeaderBytes;
   const std::uint32_t palette_bytes = channels == 1 ? kPaletteEntries * 4 : 0;
-  const std::uint64_t row_bytes = (static_cast<std::uint64_t>(image.width()) * bits + 31) / 32 * 4;
+  const std::uint64_t row_bytes = (static_cast<std::uint64_t>(width) * bits + 31) / 32 * 4;
   const std::uint64_t offset = kFileHeaderBytes + header_bytes + palette_bytes;
-  const std::uint64_t total = offset + row_bytes * static_cast<std::uint64_t>(image.height());
+  const std::uint64_t total = offset + row_bytes * static_cast<std::uint64_t>(height);
   if (total > UINT32_MAX) {
-    throw RuntimeError(std::to_string(image.width()) + "x" + std::to_string(image.height()) +
+    throw RuntimeError(std::to_string(width) + "x" + std::to_string(height) +
                        " is too large for BMP (4 GiB at most)");
   }
-  std::vector<std::uint8_t> head(offset, 0);
-  std::uint8_t* at = head.data();
+  BmpHead head{std::vector<std::uint8_t>(offset, 0), row_bytes};
+  std::uint8_t* at = head.bytes.data();
   *at++ = 'B';
   *at++ = 'M';
   put_u32(at, static_cast<std::uint32_t>(total));
   put_u32(at, 0);  // reserved
   put_u32(at, static_cast<std::uint32_t>(offset));
   put_u32(at, header_bytes);
-  put_u32(at, static_cast<std::uint32_t>(image.width()));
-  put_u32(at, static_cast<std::uint32_t>(image.height()));  // positive: bottom-up rows
-  put_u16(at, 1);                                           // planes
+  put_u32(at, static_cast<std::uint32_t>(width));
+  put_u32(at, static_cast<std::uint32_t>(height));  // positive: bottom-up rows
+  put_u16(at, 1);                                   // planes
   put_u16(at, static_cast<std::uint32_t>(bits));
   put_u32(at, channels == 4 ? kBitfields : 0);
-  put_u32(at, static_cast<std::uint32_t>(row_bytes * image.height()));
+  put_u32(at, static_cast<std::uint32_t>(row_bytes * static_cast<std::uint64_t>(height)));
   put_u32(at, kPixelsPerMetre);
   put_u32(at, kPixelsPerMetre);
   put_u32(at, channels == 1 ? kPaletteEntries : 0);  // colours used
@@ -227,23 +232,32 @@ void encode_bmp(const ConstImageView& image, const ByteSink& sink) {
   if (channels == 1) {
     for (std::uint32_t i = 0; i < kPaletteEntries; ++i) put_u32(at, i * 0x010101);
   }
-  sink(head);
+  return head;
+}
+
+void encode_bmp_row(const std::uint8_t* in, int width, int channels, std::uint8_t* out) {
+  const auto pixels = static_cast<std::size_t>(width);
+  if (channels == 1) {
+    std::memcpy(out, in, pixels);
+  } else if (channels == 3) {
+    swap_red_blue_3(in, out, pixels);
+  } else {
+    swap_red_blue_4(in, out, pixels);
+  }
+}
+
+void encode_bmp(const ConstImageView& image, const ByteSink& sink) {
+  const BmpHead head = bmp_head(image.width(), image.height(), image.channels());
+  sink(head.bytes);
   // Bottom-up rows, converted a chunk at a time (padding bytes zero).
-  const auto rows_per_chunk = static_cast<std::size_t>(chunk_rows(row_bytes));
+  const std::uint64_t row_bytes = head.row_bytes;
+  const auto rows_per_chunk = static_cast<std::size_t>(bmp_chunk_rows(row_bytes));
   std::vector<std::uint8_t> chunk(rows_per_chunk * row_bytes, 0);
-  const auto pixels = static_cast<std::size_t>(image.width());
   for (int first = 0; first < image.height(); first += static_cast<int>(rows_per_chunk)) {
     const int count = std::min(static_cast<int>(rows_per_chunk), image.height() - first);
     for (int i = 0; i < count; ++i) {
-      const std::uint8_t* in = image.row(image.height() - 1 - (first + i));
-      std::uint8_t* row = chunk.data() + static_cast<std::size_t>(i) * row_bytes;
-      if (channels == 1) {
-        std::memcpy(row, in, pixels);
-      } else if (channels == 3) {
-        swap_red_blue_3(in, row, pixels);
-      } else {
-        swap_red_blue_4(in, row, pixels);
-      }
+      encode_bmp_row(image.row(image.height() - 1 - (first + i)), image.width(), image.channels(),
+                     chunk.data() + static_cast<std::size_t>(i) * row_bytes);
     }
     sink({chunk.data(), static_cast<std::size_t>(count) * row_bytes});
   }

@@ -59,6 +59,7 @@ std::unique_ptr<RowReader> open_row_reader(const std::filesystem::path& path,
     case io::Container::pnm:
       return io::open_pnm_row_reader(std::move(file), options);
     case io::Container::bmp:
+      return io::open_bmp_row_reader(std::move(file), options);
     case io::Container::jpeg:
     case io::Container::unknown:
       break;
@@ -97,6 +98,7 @@ std::unique_ptr<RowWriter> open_row_writer(const std::filesystem::path& path,
     case ImageFormat::pnm:
       return io::open_pnm_row_writer(path, shape, options);
     case ImageFormat::bmp:
+      return io::open_bmp_row_writer(path, shape, options);
     case ImageFormat::jpeg:
     case ImageFormat::tga:
       break;

@@ -32,6 +32,8 @@ void copy_rows(const std::uint8_t* rows, std::ptrdiff_t stride_bytes, std::uint8
                                                              const LoadOptions& options);
 [[nodiscard]] std::unique_ptr<RowReader> open_pnm_row_reader(std::unique_ptr<InputFile> file,
                                                              const LoadOptions& options);
+[[nodiscard]] std::unique_ptr<RowReader> open_bmp_row_reader(std::unique_ptr<InputFile> file,
+                                                             const LoadOptions& options);
 
 [[nodiscard]] std::unique_ptr<RowWriter> open_tiff_row_writer(const std::filesystem::path& path,
                                                               const StreamShape& shape,
@@ -40,6 +42,9 @@ void copy_rows(const std::uint8_t* rows, std::ptrdiff_t stride_bytes, std::uint8
                                                              const StreamShape& shape,
                                                              const SaveOptions& options);
 [[nodiscard]] std::unique_ptr<RowWriter> open_pnm_row_writer(const std::filesystem::path& path,
+                                                             const StreamShape& shape,
+                                                             const SaveOptions& options);
+[[nodiscard]] std::unique_ptr<RowWriter> open_bmp_row_writer(const std::filesystem::path& path,
                                                              const StreamShape& shape,
                                                              const SaveOptions& options);
 

@@ -110,7 +110,7 @@ struct Variant {
   std::string name;
 };
 
-std::vector<Variant> variants(bool rgba) {
+std::vector<Variant> variants(bool rgba, bool sixteen_bits) {
   std::vector<Variant> out;
   if (io::have_tiff()) {
     for (const auto& [compression, name] :
@@ -130,6 +130,7 @@ std::vector<Variant> variants(bool rgba) {
     }
   }
   if (!rgba) out.push_back({".pgm", SaveOptions{}, "pnm"});
+  if (!sixteen_bits) out.push_back({".bmp", SaveOptions{}, "bmp"});
   return out;
 }
 
@@ -138,7 +139,7 @@ TEST(RowStream, WritesEncodeImageBytesAndReadsLoadImageSamples) {
   for (const Depth depth : {Depth::u8, Depth::u16}) {
     for (const int channels : {1, 3, 4}) {
       for (const Image& image : images_at(channels, depth)) {
-        for (const Variant& variant : variants(channels == 4)) {
+        for (const Variant& variant : variants(channels == 4, depth == Depth::u16)) {
           SCOPED_TRACE(variant.name + ", " + std::to_string(image.width()) + "x" +
                        std::to_string(image.height()) + "x" + std::to_string(channels) + " at " +
                        std::to_string(bits_of(depth)) + " bits");
@@ -179,9 +180,32 @@ TEST(RowStream, ReadsEveryTiffLayout) {
   }
 }
 
+TEST(RowStream, ReadsBmpsOfSeveralChunksAndTopDownOnes) {
+  test::TempDir dir;
+  // Over 1 MiB of rows: several of the reader's chunks, each read from the end of the file up.
+  const Image image = test_image(kWideWidth, 1300, 3, Depth::u8);
+  save_image(image, dir / "tall.bmp");
+  for (const int chunk : kReadChunks) {
+    ASSERT_TRUE(same_samples(image, read_streamed(dir / "tall.bmp", chunk))) << chunk;
+  }
+  // 5x3 24-bit, top-down (negative height): rows of 15 bytes padded to 16.
+  constexpr int kWidth = 5;
+  constexpr int kHeight = 3;
+  constexpr std::size_t kStride = 16;
+  Bytes pixels(kStride * kHeight, 0);
+  for (std::size_t i = 0; i < pixels.size(); ++i) {
+    if (i % kStride < kWidth * 3) pixels[i] = static_cast<std::uint8_t>(i * 7);
+  }
+  test::files::write_bytes(dir / "top.bmp", test::files::make_bmp(kWidth, -kHeight, pixels));
+  const Image loaded = load_image(dir / "top.bmp");
+  for (const int chunk : kReadChunks) {
+    ASSERT_TRUE(same_samples(loaded, read_streamed(dir / "top.bmp", chunk))) << chunk;
+  }
+}
+
 TEST(RowStream, RewindReadsTheRowsAgain) {
   test::TempDir dir;
-  for (const std::string extension : {".tif", ".png", ".ppm"}) {
+  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp"}) {
     if (extension == ".tif" && !io::have_tiff()) continue;
     const Image image = test_image(37, 23, 3, Depth::u8);
     const fs::path path = dir / ("image" + extension);
@@ -203,7 +227,7 @@ bool one_line(const std::string& message) { return message.find('\n') == std::st
 
 TEST(RowStream, TruncatedFilesAreInputErrors) {
   test::TempDir dir;
-  for (const std::string extension : {".tif", ".png", ".ppm"}) {
+  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp"}) {
     if (extension == ".tif" && !io::have_tiff()) continue;
     const Image image = test::noise_image(kWideWidth, 200, 3, 7);
     const fs::path path = dir / ("cut" + extension);
@@ -225,7 +249,7 @@ TEST(RowStream, TruncatedFilesAreInputErrors) {
 TEST(RowStream, AWriterWithoutCommitLeavesNoFile) {
   test::TempDir dir;
   const Image image = test_image(37, 23, 3, Depth::u8);
-  for (const std::string extension : {".tif", ".png", ".ppm"}) {
+  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp"}) {
     if (extension == ".tif" && !io::have_tiff()) continue;
     const fs::path fresh = dir / ("fresh" + extension);
     const fs::path existing = dir / ("existing" + extension);
