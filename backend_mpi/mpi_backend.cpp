@@ -86,7 +86,7 @@ class MpiBackend final : public Backend {
            std::to_string(rank) + ":\n" + node_->describe_devices();
   }
 
-  /// Runs the chain; with a node backend, slab_segments' pieces one after another: each run of
+  /// Runs the chain; with a node backend, band_segments' pieces one after another: each run of
   /// slab ops through the node backend on every rank's slab (one scatter, the node's whole
   /// run_chain, one gather), each other step on the ranks' CPU kernels.
   OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
@@ -134,7 +134,7 @@ class MpiBackend final : public Backend {
                               : run_node_chain_at(chain, input_16, times);
   }
 
-  /// The chain through the node backend: slab_segments' pieces one after another, each run
+  /// The chain through the node backend: band_segments' pieces one after another, each run
   /// of slab ops through the node backend on every rank's slab (one scatter, the node's whole
   /// run_chain, one gather), each other step on the ranks' CPU kernels.
   template <typename Sample>
@@ -146,12 +146,12 @@ class MpiBackend final : public Backend {
     OpOutput output;
     StageTimes total;
     bool first = true;
-    for (const OpChain& segment : mpi_detail::slab_segments(resolved)) {
+    for (const OpChain& segment : band_segments(resolved)) {
       const BasicImageView<const Sample> in =
           first ? input : std::as_const(output.image).template view_of<Sample>();
       StageTimes step_times;
       OpOutput next;
-      if (mpi_detail::runs_on_slabs(segment.front().op)) {
+      if (runs_on_bands(segment.front().op)) {
         next = mpi_detail::run_slabs(comm, *node_, segment, in, mpi_.result_on_every_rank,
                                      &step_times);
       } else {

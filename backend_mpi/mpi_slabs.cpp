@@ -1,8 +1,5 @@
-// One image through a node backend, slab by slab. A slab is run as an image of its own, so the
-// node backend treats its first and last rows as image edges; the rows that this makes wrong
-// lie within the halo of those edges, and each step's halo is added to the slab (last step
-// first), so that the block's rows are exactly the whole image's. Where a slab edge is the
-// image's edge, the borders are the image's own.
+// One image through a node backend, slab by slab, each run as an image of its own (the plan
+// of strip_plan.hpp says why its block's rows are then the whole image's).
 #include "mpi_slabs.hpp"
 
 #include <algorithm>
@@ -20,14 +17,6 @@ namespace parfilter::mpi_detail {
 namespace {
 
 constexpr double kMsPerSecond = 1000.0;
-
-/// The rows above and below an output row of `step` that it reads, on either side.
-int step_halo(const OpStep& step) {
-  OpParams params = step.params;
-  params.variant.clear();  // the node backend's variant; the CPU passes give the halo
-  const RowHalo halo = row_halo(step.op, params);
-  return std::max(halo.above, halo.below);
-}
 
 double since_ms(double start) { return (MPI_Wtime() - start) * kMsPerSecond; }
 
@@ -67,42 +56,6 @@ OpOutput run_on_slab(Backend& node, const OpChain& segment, const BasicImageView
 
 }  // namespace
 
-bool runs_on_slabs(Op op) { return !op_info(op).traits.whole_image; }
-
-std::vector<OpChain> slab_segments(const OpChain& chain) {
-  std::vector<OpChain> segments;
-  bool extendable = false;
-  for (const OpStep& step : chain) {
-    const bool slabs = runs_on_slabs(step.op);
-    // A pool maps slab row 2k to its row k only when the slab starts on an even row, which
-    // is what a pool first in its segment gets.
-    if (!slabs || !extendable || step.op == Op::pool) segments.emplace_back();
-    segments.back().push_back(step);
-    extendable = slabs;
-  }
-  return segments;
-}
-
-RowRange slab_rows(const OpChain& segment, int height, int channels, RowRange block) {
-  if (block.empty()) return {block.begin, block.begin};
-  std::vector<int> heights;  // each step's input height
-  ImageShape shape{1, height, channels};
-  for (const OpStep& step : segment) {
-    heights.push_back(shape.height);
-    shape = result_shape(step.op, shape);
-  }
-  RowRange rows = block;
-  for (std::size_t i = segment.size(); i-- > 0;) {
-    if (segment[i].op == Op::pool) {
-      rows = pool_input_rows(rows, heights[i]);
-    } else {
-      const int halo = step_halo(segment[i]);
-      rows = widen(rows, RowHalo{halo, halo}, heights[i]);
-    }
-  }
-  return rows;
-}
-
 template <typename Sample>
 OpOutput run_slabs(const Comm& comm, Backend& node, const OpChain& segment,
                    const BasicImageView<const Sample>& input, bool result_on_every_rank,
@@ -113,7 +66,8 @@ OpOutput run_slabs(const Comm& comm, Backend& node, const OpChain& segment,
   const Geometry out{shape.width, shape.height, shape.channels, in.depth};
   const std::vector<RowRange> blocks = blocks_of(out.height, comm.size);
   std::vector<RowRange> needs;
-  for (const RowRange b : blocks) needs.push_back(slab_rows(segment, in.height, in.channels, b));
+  for (const RowRange b : blocks)
+    needs.push_back(band_input_rows(segment, in.height, in.channels, b));
   const auto rank = static_cast<std::size_t>(comm.rank);
   const RowRange block = blocks[rank];
   const RowRange need = needs[rank];

@@ -22,6 +22,8 @@ LAYERS = {"io": 0, "spec": 1, "backend": 2, "pipeline": 3, "kernels": 3, "cli": 
 PUBLIC_LAYER = {
     "image.hpp": "io", "image_io.hpp": "io", "error.hpp": "io", "histogram_output.hpp": "cli",
     "op_set.hpp": "spec", "backend.hpp": "backend", "pipeline.hpp": "pipeline", "cli.hpp": "cli",
+    "row_stream.hpp": "io", "strip_plan.hpp": "pipeline", "strip_pipeline.hpp": "pipeline",
+    "image_rows.hpp": "io",
 }
 ALLOWED_CROSS_BACKEND = {("backend_mpi", "backend_openmp")}
 SKIPPED = ("build", ".git", ".deps", "out")

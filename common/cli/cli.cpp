@@ -152,6 +152,14 @@ void add_options(CLI::App& app, CliArgs& args) {
                "print --timing, --print-threshold and histogram results as JSON lines on stdout");
   app.add_option("--max-image-bytes", args.max_image_bytes, "refuse larger decoded images")
       ->capture_default_str();
+  app.add_option("--max-memory", args.max_memory,
+                 "run an image in strips when its whole-image run would need more than this, "
+                 "and hold at most this in them (bytes; k, m, g suffixes: 1024s)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  app.add_option("--strip-rows", args.strip_rows,
+                 "run the image in strips of N output rows, whatever its size");
+  app.add_flag("--quiet", args.quiet, "no progress bar for a long streamed image");
   app.add_option("--png-level", args.png_level,
                  "PNG compression 0-9: 0 stores, 1 is fast (run-length or Huffman-only), "
                  "2-9 are zlib's levels")
@@ -170,7 +178,8 @@ void add_options(CLI::App& app, CliArgs& args) {
   app.add_flag("--fsync", args.sync,
                "make each output durable (fsync) before it is renamed into place");
   app.add_option("--out-dir", args.out_dir, "batch: write every input's result into DIR");
-  app.add_option("--format", args.format, "batch: output extension (png, tif, pgm, ppm, bmp, jpg, tga, csv)");
+  app.add_option("--format", args.format,
+                 "batch: output extension (png, tif, pgm, ppm, bmp, jpg, tga, csv)");
   app.add_flag("--list", args.list, "list the ops and variants of this backend");
 }
 
@@ -184,6 +193,10 @@ void check_common_options(const CliArgs& args) {
                      std::to_string(args.repeat));
   }
   if (args.max_image_bytes == 0) throw UsageError("--max-image-bytes must be at least 1");
+  if (args.max_memory == 0) throw UsageError("--max-memory must be at least 1");
+  if (args.strip_rows < 0) {
+    throw UsageError("--strip-rows must be at least 1, got " + std::to_string(args.strip_rows));
+  }
   if (args.png_level < kMinPngLevel || args.png_level > kMaxPngLevel) {
     throw UsageError("--png-level must be from 0 to 9, got " + std::to_string(args.png_level));
   }

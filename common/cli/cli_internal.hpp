@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,9 +16,11 @@
 
 #include "cli_driver.hpp"
 #include "parfilter/backend.hpp"
+#include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
 #include "parfilter/op_set.hpp"
 #include "parfilter/pipeline.hpp"
+#include "parfilter/strip_pipeline.hpp"
 
 namespace parfilter::cli_detail {
 
@@ -48,6 +51,11 @@ struct CliArgs {
   bool timing = false;
   bool json = false;
   std::uint64_t max_image_bytes = kDefaultMaxImageBytes;
+  /// Streaming (strip_pipeline.hpp): the most a job may hold before it runs in strips, and
+  /// what the strips may hold; --strip-rows N forces strips of N rows.
+  std::uint64_t max_memory = kDefaultMaxMemoryBytes;
+  int strip_rows = 0;
+  bool quiet = false;  ///< no progress bar
   int png_level = kDefaultPngLevel;
   int jpeg_quality = kDefaultJpegQuality;
   std::string compression = "deflate";  ///< TIFF: none, lzw, deflate or packbits
@@ -90,6 +98,8 @@ class Reporter {
   void print(const std::vector<ReportLine>& lines);
   /// "[i/n] <input>" in place, on a terminal only.
   void progress(std::size_t done, std::size_t total, const std::filesystem::path& current);
+  /// `text` in place of the progress line, on a terminal only.
+  void status(const std::string& text);
   void clear_progress();
 
  private:
@@ -149,6 +159,40 @@ void save_job_output(const Session& session, const Job& job, const OpOutput& out
 [[nodiscard]] std::vector<ReportLine> job_report(const Session& session, const Job& job,
                                                  const OpOutput& output,
                                                  const std::vector<StageTime>& stages);
+
+/// Runs `stage`; a failure that does not name `file` yet gets it as a prefix, so that each
+/// error line says which file it is about. bad_alloc and foreign exceptions become
+/// RuntimeError.
+template <typename Stage>
+auto naming_file(const std::filesystem::path& file, Stage&& stage) {
+  const std::string name = file.string();
+  const auto with_name = [&](const char* what) {
+    const std::string message = what;
+    return message.find(name) != std::string::npos ? message : name + ": " + message;
+  };
+  try {
+    return stage();
+  } catch (const UsageError& e) {
+    throw UsageError(with_name(e.what()));
+  } catch (const InputError& e) {
+    throw InputError(with_name(e.what()));
+  } catch (const std::bad_alloc&) {
+    throw RuntimeError(name + ": out of memory");
+  } catch (const std::exception& e) {
+    throw RuntimeError(with_name(e.what()));
+  }
+}
+
+/// What every load checks first: the output can be written, and is not the input.
+void check_job_paths(const Session& session, const Job& job);
+/// The command line's save options, with `context`'s checkpoint and parallel_for, or without a
+/// context on session_threads() threads.
+[[nodiscard]] SaveOptions save_options(const Session& session, const StageContext* context);
+
+/// Runs the job in strips (strip_pipeline.hpp) when its whole-image run would need more than
+/// --max-memory, or --strip-rows asks for strips, and the input and output formats stream;
+/// returns false, touching nothing, for a job that runs whole. cli_streamed.cpp.
+[[nodiscard]] bool run_streamed_job(const Session& session, const Job& job);
 
 /// Checks the output path, loads, runs (args.repeat times) and saves one job, then prints the
 /// threshold and timings asked for. Throws an error whose message names the file.

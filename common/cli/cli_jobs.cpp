@@ -58,29 +58,6 @@ void check_job_output(Op op, const fs::path& output) {
   check_output_path(output);
 }
 
-/// Runs `stage`; a failure that does not name `file` yet gets it as a prefix, so that each
-/// error line says which file it is about. bad_alloc and foreign exceptions become
-/// RuntimeError.
-template <typename Stage>
-auto naming_file(const fs::path& file, Stage&& stage) {
-  const std::string name = file.string();
-  const auto with_name = [&](const char* what) {
-    const std::string message = what;
-    return message.find(name) != std::string::npos ? message : name + ": " + message;
-  };
-  try {
-    return stage();
-  } catch (const UsageError& e) {
-    throw UsageError(with_name(e.what()));
-  } catch (const InputError& e) {
-    throw InputError(with_name(e.what()));
-  } catch (const std::bad_alloc&) {
-    throw RuntimeError(name + ": out of memory");
-  } catch (const std::exception& e) {
-    throw RuntimeError(with_name(e.what()));
-  }
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t mid = values.size() / 2;
@@ -131,6 +108,12 @@ void Reporter::progress(std::size_t done, std::size_t total, const fs::path& cur
   progress_shown_ = true;
 }
 
+void Reporter::status(const std::string& text) {
+  if (!show_progress_) return;
+  write_at_once(std::string(kEraseLine) + text);
+  progress_shown_ = true;
+}
+
 void Reporter::clear_progress() {
   if (!progress_shown_) return;
   write_at_once(std::string(kEraseLine));
@@ -153,9 +136,6 @@ int session_threads(const Session& s) {
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-namespace {
-
-/// What every load checks first: the output can be written, and is not the input.
 void check_job_paths(const Session& s, const Job& job) {
   check_job_output(s.chain.back().op, job.output);
   std::error_code ec;
@@ -178,8 +158,6 @@ SaveOptions save_options(const Session& s, const StageContext* context) {
   }
   return options;
 }
-
-}  // namespace
 
 std::vector<std::uint8_t> read_job_input(const Session& s, const Job& job) {
   check_job_paths(s, job);
@@ -383,6 +361,7 @@ std::vector<ReportLine> job_report(const Session& s, const Job& job, const OpOut
 }
 
 void run_job(const Session& s, const Job& job) {
+  if (run_streamed_job(s, job)) return;
   const auto load_start = Clock::now();
   const Image image = load_job_input(s, job, {}, s.backend.host_allocator(), /*alone=*/true);
   const double load_ms = elapsed_ms(load_start);

@@ -183,8 +183,9 @@ std::vector<std::uint16_t> equalize_levels(std::span<const std::uint64_t> hist) 
   UInt128 c = 0;
   for (int v = 0; v < levels; ++v) {
     if (v > vmin) c += hist[v];
-    lut[v] = v < vmin ? 0
-                      : static_cast<std::uint16_t>((2 * top * c + d) / (static_cast<UInt128>(2) * d));
+    lut[v] = v < vmin
+                 ? 0
+                 : static_cast<std::uint16_t>((2 * top * c + d) / (static_cast<UInt128>(2) * d));
   }
   return lut;
 }
@@ -256,7 +257,10 @@ int isodata_threshold(std::span<const std::uint64_t> hist) {
   }
   if (n == 0) return 0;
   return isodata_rounds<UInt128>(
-      n, s, [&](int t) { return std::pair<UInt128, UInt128>{count_upto[t], sum_upto[t]}; },
+      n, s,
+      [&](int t) {
+        return std::pair<UInt128, UInt128>{count_upto[t], sum_upto[t]};
+      },
       levels);
 }
 
@@ -361,6 +365,26 @@ std::vector<MorphOp> morphology_steps(Op op, int iterations) {
       throw std::logic_error("morphology_steps: not a morphology op");
   }
   return steps;
+}
+
+int row_halo_of(Op op, const OpParams& params) {
+  const OpTraits& traits = op_info(op).traits;
+  switch (traits.reach) {
+    case RowReach::none:
+    case RowReach::stride:
+      return 0;
+    case RowReach::radius:
+      return traits.radius;
+    case RowReach::element: {
+      const bool two_kinds = traits.morphology == MorphologyOrder::erode_then_dilate ||
+                             traits.morphology == MorphologyOrder::dilate_then_erode;
+      // The anchor is height / 2: the rows below it, height - 1 - height / 2, are never more.
+      return (two_kinds ? 2 : 1) * params.iterations * (params.se.height / 2);
+    }
+    case RowReach::window:
+      return params.adaptive ? params.window / 2 : 0;
+  }
+  return 0;
 }
 
 }  // namespace parfilter

@@ -223,6 +223,11 @@ struct SeRect {
 /// rectangles' minima, each separable).
 [[nodiscard]] std::vector<SeRect> structuring_element_rects(const StructuringElement& se);
 
+/// The input rows on either side of an output row that `op` reads with `params`, by its
+/// RowReach (the larger side on both, whichever way a backend anchors an even element); 0 for
+/// RowReach::stride (pool reads kPoolStride rows per output row, from an even one).
+[[nodiscard]] int row_halo_of(Op op, const OpParams& params);
+
 /// One pass of morphology over the structuring element: a minimum or a maximum.
 enum class MorphOp : std::uint8_t { erode, dilate };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "filter_math.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter {
@@ -74,23 +75,31 @@ constexpr std::array kHistogramParams{Param::per_channel};
 constexpr std::array kSegmentParams{Param::adaptive, Param::window, Param::min_contrast};
 constexpr std::array kMorphologyParams{Param::se, Param::iterations};
 
-constexpr OpTraits kPlain{};
+constexpr int kFilter3x3Radius = 1;
 constexpr OpTraits kGrayResult{.gray_result = true};
-constexpr OpTraits morphology(MorphologyOrder order) { return OpTraits{.morphology = order}; }
+constexpr OpTraits morphology(MorphologyOrder order) {
+  return OpTraits{.morphology = order, .reach = RowReach::element};
+}
 constexpr OpTraits kThreshold{.gray_result = true, .whole_image = true, .threshold_result = true};
 
 constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
     {Op::gray, "gray", "BT.601 luma in Q15; 1-channel output", kNoParams, kGrayResult},
-    {Op::gaussian, "gaussian", "5x5 Gaussian blur", kGaussianParams, kPlain},
-    {Op::sobel, "sobel", "Sobel gradient of gray; 1-channel output", kSobelParams, kGrayResult},
-    {Op::sharpen, "sharpen", "5c - up - down - left - right, saturated", kSharpenParams, kPlain},
+    {Op::gaussian, "gaussian", "5x5 Gaussian blur", kGaussianParams,
+     OpTraits{.reach = RowReach::radius, .radius = kGaussianRadius}},
+    {Op::sobel, "sobel", "Sobel gradient of gray; 1-channel output", kSobelParams,
+     OpTraits{.gray_result = true, .reach = RowReach::radius, .radius = kFilter3x3Radius}},
+    {Op::sharpen, "sharpen", "5c - up - down - left - right, saturated", kSharpenParams,
+     OpTraits{.reach = RowReach::radius, .radius = kFilter3x3Radius}},
     {Op::histogram, "histogram", "256-bin histogram as .csv or a .png chart", kHistogramParams,
      OpTraits{.whole_image = true, .histogram_result = true}},
     {Op::equalize, "equalize", "histogram equalization (of YCrCb luma for colour images)",
      kNoParams, OpTraits{.whole_image = true}},
     {Op::otsu, "otsu", "Otsu threshold of gray; 1-channel output", kNoParams, kThreshold},
     {Op::segment, "segment", "isodata threshold, global or local (--adaptive)", kSegmentParams,
-     kThreshold},
+     OpTraits{.gray_result = true,
+              .whole_image = true,
+              .threshold_result = true,
+              .reach = RowReach::window}},
     {Op::erode, "erode", "minimum over the structuring element", kMorphologyParams,
      morphology(MorphologyOrder::erode)},
     {Op::dilate, "dilate", "maximum over the structuring element", kMorphologyParams,
@@ -100,7 +109,7 @@ constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
     {Op::close, "close", "dilate then erode", kMorphologyParams,
      morphology(MorphologyOrder::dilate_then_erode)},
     {Op::pool, "pool", "2x2 max pooling, stride 2; output ceil(W/2) x ceil(H/2)", kNoParams,
-     OpTraits{.halves_size = true}},
+     OpTraits{.halves_size = true, .reach = RowReach::stride}},
 }};
 
 constexpr bool ops_in_enum_order() {

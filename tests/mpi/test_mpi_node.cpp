@@ -35,7 +35,7 @@ std::vector<Op> ops_of(const OpChain& chain) {
 TEST(Slabs, ChainsAreCutAtCpuStepsAndBeforeEveryPool) {
   const OpChain chain = {step(Op::gaussian), step(Op::pool), step(Op::erode), step(Op::equalize),
                          step(Op::gray),     step(Op::pool), step(Op::pool),  step(Op::histogram)};
-  const auto segments = mpi_detail::slab_segments(chain);
+  const auto segments = band_segments(chain);
   std::vector<std::vector<Op>> cut;
   for (const OpChain& segment : segments) cut.push_back(ops_of(segment));
   const std::vector<std::vector<Op>> expected = {
@@ -49,10 +49,10 @@ TEST(Slabs, RowsAreTheBlockWidenedByEveryStepAndDoubledThroughAPool) {
   const OpChain chain = {step(Op::pool), step(Op::sharpen), step(Op::open, [](OpParams& p) {
                            p.se = {SeShape::rect, 3, 5};
                          })};
-  EXPECT_EQ(mpi_detail::slab_rows(chain, 100, 3, {10, 20}), (RowRange{10, 50}));
-  EXPECT_EQ(mpi_detail::slab_rows(chain, 100, 3, {0, 5}), (RowRange{0, 20}));
-  EXPECT_EQ(mpi_detail::slab_rows(chain, 99, 3, {45, 50}), (RowRange{80, 99}));
-  EXPECT_TRUE(mpi_detail::slab_rows(chain, 100, 3, {50, 50}).empty());
+  EXPECT_EQ(band_input_rows(chain, 100, 3, {10, 20}), (RowRange{10, 50}));
+  EXPECT_EQ(band_input_rows(chain, 100, 3, {0, 5}), (RowRange{0, 20}));
+  EXPECT_EQ(band_input_rows(chain, 99, 3, {45, 50}), (RowRange{80, 99}));
+  EXPECT_TRUE(band_input_rows(chain, 100, 3, {50, 50}).empty());
 }
 
 struct NamedChain {

@@ -152,6 +152,16 @@ enum class MorphologyOrder : std::uint8_t {
   dilate_then_erode,  ///< close
 };
 
+/// How far an op's output rows reach into its input's rows (for a whole-image op, those of
+/// its last pass, once the statistic is known): the halo a strip of rows needs around it.
+enum class RowReach : std::uint8_t {
+  none,     ///< a pixel's own row: point ops, and equalize's, otsu's and segment's mapping
+  radius,   ///< OpTraits::radius rows on either side (the 5x5 Gaussian, the 3x3 filters)
+  element,  ///< half the structuring element's height for each of its passes (morphology)
+  window,   ///< half of --window with --adaptive (segment), none without
+  stride,   ///< kPoolStride input rows for each output row (pool)
+};
+
 /// What an op's result is and what it reads, for the code that handles ops generically.
 struct OpTraits {
   /// erode, dilate, open, close (--se and --iterations): their steps.
@@ -163,6 +173,8 @@ struct OpTraits {
   bool halves_size = false;  ///< pool: ceil(W/2) x ceil(H/2)
   bool histogram_result = false;
   bool threshold_result = false;  ///< also gives the global threshold (--print-threshold)
+  RowReach reach = RowReach::none;
+  int radius = 0;  ///< RowReach::radius's rows
 };
 
 struct OpInfo {

@@ -1,0 +1,48 @@
+#include "parfilter/image_rows.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace parfilter {
+namespace {
+
+std::size_t row_bytes_of(const Image& image) {
+  return static_cast<std::size_t>(image.stride()) * bytes_per_sample(image.depth());
+}
+
+}  // namespace
+
+StreamShape ImageRowReader::shape() const {
+  return {image_.width(), image_.height(), image_.channels(), image_.depth()};
+}
+
+void ImageRowReader::read_rows(std::uint8_t* dst, std::ptrdiff_t stride_bytes, int count) {
+  if (count < 0 || next_ + count > image_.height()) {
+    throw std::logic_error("ImageRowReader: read past the last row");
+  }
+  const std::size_t bytes = row_bytes_of(image_);
+  for (int r = 0; r < count; ++r, ++next_) {
+    std::memcpy(dst + static_cast<std::ptrdiff_t>(r) * stride_bytes,
+                image_.bytes() + static_cast<std::size_t>(next_) * bytes, bytes);
+  }
+}
+
+ImageRowWriter::ImageRowWriter(const StreamShape& shape)
+    : image_(Image::uninitialized(shape.width, shape.height, shape.channels, shape.depth)) {}
+
+void ImageRowWriter::write_rows(const std::uint8_t* src, std::ptrdiff_t stride_bytes, int count) {
+  if (count < 0 || next_ + count > image_.height()) {
+    throw std::logic_error("ImageRowWriter: written past the last row");
+  }
+  const std::size_t bytes = row_bytes_of(image_);
+  for (int r = 0; r < count; ++r, ++next_) {
+    std::memcpy(image_.bytes() + static_cast<std::size_t>(next_) * bytes,
+                src + static_cast<std::ptrdiff_t>(r) * stride_bytes, bytes);
+  }
+}
+
+void ImageRowWriter::commit() {
+  if (next_ != image_.height()) throw std::logic_error("ImageRowWriter: rows missing");
+}
+
+}  // namespace parfilter

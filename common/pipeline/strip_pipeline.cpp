@@ -1,0 +1,84 @@
+#include "parfilter/strip_pipeline.hpp"
+
+#include <string>
+
+#include "parfilter/error.hpp"
+#include "parfilter/strip_plan.hpp"
+#include "strip_stages.hpp"
+
+namespace parfilter {
+namespace {
+
+constexpr std::uint64_t kMebibyte = std::uint64_t{1} << 20;
+
+std::string mebibytes(std::uint64_t bytes) {
+  return std::to_string((bytes + kMebibyte - 1) / kMebibyte) + " MiB";
+}
+
+}  // namespace
+
+StreamShape streamed_result_shape(const OpChain& chain, const StreamShape& input) {
+  ImageShape shape{input.width, input.height, input.channels};
+  for (const OpStep& step : chain) {
+    if (!op_info(step.op).traits.histogram_result) shape = result_shape(step.op, shape);
+  }
+  return {shape.width, shape.height, shape.channels, input.depth};
+}
+
+OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, RowWriter* output,
+                      const StripOptions& options, StageTimes* times) {
+  const StreamShape in_shape = input.shape();
+  if (in_shape.depth == Depth::u16) check_depth(backend, in_shape.depth);
+  const bool ends_in_histogram = op_info(chain.back().op).traits.histogram_result;
+  if (!ends_in_histogram && output == nullptr) {
+    throw std::logic_error("run_streamed: an image result needs a writer");
+  }
+  OpChain body = chain;
+  if (ends_in_histogram) body.pop_back();
+
+  std::vector<std::unique_ptr<strips::RowStage>> stages;
+  stages.push_back(std::make_unique<strips::ReaderStage>(input));
+  for (const OpChain& segment : band_segments(body)) {
+    strips::RowStage& upstream = *stages.back();
+    if (runs_on_bands(segment.front().op)) {
+      const StreamShape shape = streamed_result_shape(segment, upstream.shape());
+      const int rows = strips::strip_rows_for(shape, segment_halo(segment), options);
+      stages.push_back(std::make_unique<strips::BandStage>(backend, segment, upstream, rows));
+    } else {
+      stages.push_back(strips::make_global_stage(segment.front(), upstream, options));
+    }
+  }
+  strips::RowStage& last = *stages.back();
+  const StreamShape out_shape = last.shape();
+  const int write_rows = strips::strip_rows_for(out_shape, 0, options);
+  std::uint64_t held = static_cast<std::uint64_t>(write_rows) * out_shape.row_bytes();
+  for (const auto& stage : stages) held += stage->held_bytes();
+  if (held > options.max_memory) {
+    throw RuntimeError("the chain's strips need " + mebibytes(held) + ", over --max-memory " +
+                       mebibytes(options.max_memory) + " (raise it, or use fewer --strip-rows)");
+  }
+
+  OpOutput result;
+  if (ends_in_histogram) {
+    result = strips::stream_histogram(chain.back(), last, options);
+  } else {
+    strips::Bytes rows(static_cast<std::size_t>(write_rows) * out_shape.row_bytes());
+    const auto stride = static_cast<std::ptrdiff_t>(out_shape.row_bytes());
+    for (int done = 0; done < out_shape.height;) {
+      const int count = std::min(write_rows, out_shape.height - done);
+      last.read(rows.data(), stride, count);
+      output->write_rows(rows.data(), stride, count);
+      done += count;
+      if (options.progress) options.progress(done, out_shape.height);
+    }
+  }
+  // A chain's threshold is its last step's, as each step's output replaces the one before.
+  if (!ends_in_histogram) result.threshold = last.threshold();
+  if (times != nullptr) {
+    *times = StageTimes{};
+    for (const auto& stage : stages) stage->add_times(*times);
+  }
+  return result;
+}
+
+}  // namespace parfilter
