@@ -1,10 +1,12 @@
 #include "parfilter/strip_pipeline.hpp"
 
+#include <optional>
 #include <string>
 
 #include "parfilter/error.hpp"
 #include "parfilter/strip_plan.hpp"
 #include "strip_stages.hpp"
+#include "strip_threads.hpp"
 
 namespace parfilter {
 namespace {
@@ -38,6 +40,12 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
 
   std::vector<std::unique_ptr<strips::RowStage>> stages;
   stages.push_back(std::make_unique<strips::ReaderStage>(input));
+  // With threads to spare, decoding and encoding run beside the compute.
+  const bool overlapped = true;
+  if (overlapped) {
+    const int rows = strips::strip_rows_for(in_shape, 0, options);
+    stages.push_back(std::make_unique<strips::PrefetchStage>(*stages.back(), rows));
+  }
   for (const OpChain& segment : band_segments(body)) {
     strips::RowStage& upstream = *stages.back();
     if (runs_on_bands(segment.front().op)) {
@@ -51,8 +59,12 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
   strips::RowStage& last = *stages.back();
   const StreamShape out_shape = last.shape();
   const int write_rows = strips::strip_rows_for(out_shape, 0, options);
-  std::uint64_t held = static_cast<std::uint64_t>(write_rows) * out_shape.row_bytes();
-  for (const auto& stage : stages) held += stage->held_bytes();
+  const std::uint64_t write_strip = static_cast<std::uint64_t>(write_rows) * out_shape.row_bytes();
+  std::uint64_t held = overlapped ? (strips::kQueuedStrips + 2) * write_strip : write_strip;
+  // The reader's bytes count once, in the stage that holds them.
+  for (std::size_t i = overlapped ? 1 : 0; i < stages.size(); ++i) {
+    held += stages[i]->held_bytes();
+  }
   if (held > options.max_memory) {
     throw RuntimeError("the chain's strips need " + mebibytes(held) + ", over --max-memory " +
                        mebibytes(options.max_memory) + " (raise it, or use fewer --strip-rows)");
@@ -62,15 +74,30 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
   if (ends_in_histogram) {
     result = strips::stream_histogram(chain.back(), last, options);
   } else {
-    strips::Bytes rows(static_cast<std::size_t>(write_rows) * out_shape.row_bytes());
     const auto stride = static_cast<std::ptrdiff_t>(out_shape.row_bytes());
+    std::optional<strips::WriterThread> writer;
+    if (overlapped) writer.emplace(*output, out_shape.row_bytes());
+    strips::StripQueue::Strip strip;
     for (int done = 0; done < out_shape.height;) {
       const int count = std::min(write_rows, out_shape.height - done);
-      last.read(rows.data(), stride, count);
-      output->write_rows(rows.data(), stride, count);
+      strip.count = count;
+      const std::size_t bytes = static_cast<std::size_t>(count) * out_shape.row_bytes();
+      if (writer) {
+        strip.rows = writer->buffer(bytes);
+      } else {
+        strip.rows.resize(bytes);
+      }
+      last.read(strip.rows.data(), stride, count);
+      if (writer) {
+        writer->write(std::move(strip));
+        strip = {};
+      } else {
+        output->write_rows(strip.rows.data(), stride, count);
+      }
       done += count;
       if (options.progress) options.progress(done, out_shape.height);
     }
+    if (writer) writer->finish();
   }
   // A chain's threshold is its last step's, as each step's output replaces the one before.
   if (!ends_in_histogram) result.threshold = last.threshold();

@@ -36,7 +36,7 @@ struct StripOptions {
 
 /// Output rows each strip aims at, in bytes: a strip's input, output and halo fit a core's
 /// share of the last-level cache several times over, and its per-strip overheads stay small.
-inline constexpr std::size_t kStripTargetBytes = std::size_t{4} << 20;
+inline constexpr std::size_t kStripTargetBytes = std::size_t{2} << 20;
 
 /// The shape of the chain's image result for an input of `input` (that of its last step).
 [[nodiscard]] StreamShape streamed_result_shape(const OpChain& chain, const StreamShape& input);
