@@ -41,7 +41,7 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
   std::vector<std::unique_ptr<strips::RowStage>> stages;
   stages.push_back(std::make_unique<strips::ReaderStage>(input));
   // With threads to spare, decoding and encoding run beside the compute.
-  const bool overlapped = true;
+  const bool overlapped = options.threads > 1;
   if (overlapped) {
     const int rows = strips::strip_rows_for(in_shape, 0, options);
     stages.push_back(std::make_unique<strips::PrefetchStage>(*stages.back(), rows));
