@@ -154,9 +154,9 @@ void add_options(CLI::App& app, CliArgs& args) {
       ->capture_default_str();
   app.add_option("--max-memory", args.max_memory,
                  "run an image in strips when its whole-image run would need more than this, "
-                 "and hold at most this in them (bytes; k, m, g suffixes: 1024s)")
-      ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
+                 "and hold at most this in them (bytes, k, m, g: 1024s; default 0: 256m, or a "
+                 "quarter of ulimit -v, the cgroup's limit or the free memory if less)")
+      ->transform(CLI::AsSizeValue(false));
   app.add_option("--strip-rows", args.strip_rows,
                  "run the image in strips of N output rows, whatever its size");
   app.add_flag("--quiet", args.quiet, "no progress bar for a long streamed image");
@@ -193,7 +193,6 @@ void check_common_options(const CliArgs& args) {
                      std::to_string(args.repeat));
   }
   if (args.max_image_bytes == 0) throw UsageError("--max-image-bytes must be at least 1");
-  if (args.max_memory == 0) throw UsageError("--max-memory must be at least 1");
   if (args.strip_rows < 0) {
     throw UsageError("--strip-rows must be at least 1, got " + std::to_string(args.strip_rows));
   }

@@ -53,7 +53,7 @@ struct CliArgs {
   std::uint64_t max_image_bytes = kDefaultMaxImageBytes;
   /// Streaming (strip_pipeline.hpp): the most a job may hold before it runs in strips, and
   /// what the strips may hold; --strip-rows N forces strips of N rows.
-  std::uint64_t max_memory = kDefaultMaxMemoryBytes;
+  std::uint64_t max_memory = 0;  ///< 0: default_max_memory()
   int strip_rows = 0;
   bool quiet = false;  ///< no progress bar
   int png_level = kDefaultPngLevel;

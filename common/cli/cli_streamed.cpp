@@ -64,7 +64,8 @@ bool run_streamed_job(const Session& s, const Job& job) {
     return false;
   }
   const StreamShape shape = reader->shape();
-  if (s.args.strip_rows == 0 && whole_image_bytes(s.chain, shape) <= s.args.max_memory) {
+  const std::uint64_t budget = s.args.max_memory != 0 ? s.args.max_memory : default_max_memory();
+  if (s.args.strip_rows == 0 && whole_image_bytes(s.chain, shape) <= budget) {
     return false;
   }
   const bool histogram = op_info(s.chain.back().op).traits.histogram_result;
@@ -87,7 +88,7 @@ bool run_streamed_job(const Session& s, const Job& job) {
 
   StripOptions options;
   options.strip_rows = s.args.strip_rows;
-  options.max_memory = s.args.max_memory;
+  options.max_memory = budget;
   options.threads = session_threads(s);
   options.parallel_for = parallel_for_threads(options.threads);
   const auto start = Clock::now();

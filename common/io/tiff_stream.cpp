@@ -120,7 +120,7 @@ class TiffRowReader final : public RowReader {
     }
     const std::size_t row_bytes = shape_.row_bytes();
     while (count > 0) {
-      if (band_first_ < 0 || next_row_ >= band_first_ + band_rows_) {
+      if (band_first_ < 0 || next_row_ < band_first_ || next_row_ >= band_first_ + band_rows_) {
         decode_band(next_row_ / band_rows_ * band_rows_);
       }
       const int n = std::min(count, band_first_ + band_rows_ - next_row_);

@@ -1,5 +1,11 @@
 #include "parfilter/strip_pipeline.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -17,7 +23,35 @@ std::string mebibytes(std::uint64_t bytes) {
   return std::to_string((bytes + kMebibyte - 1) / kMebibyte) + " MiB";
 }
 
+/// A quarter: the process's own share of a limit beside its strips.
+constexpr std::uint64_t kBudgetShare = 4;
+constexpr const char* kCgroupMemoryMax = "/sys/fs/cgroup/memory.max";
+
+/// The cgroup (v2) memory limit of this process, if it has one.
+std::optional<std::uint64_t> cgroup_memory_limit() {
+  std::ifstream file(kCgroupMemoryMax);
+  std::uint64_t bytes = 0;
+  if (file >> bytes) return bytes;  // "max" (no limit) does not parse
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::uint64_t default_max_memory() {
+  std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
+  rlimit address_space{};
+  if (::getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
+    limit = std::min<std::uint64_t>(limit, address_space.rlim_cur);
+  }
+  if (const auto cgroup = cgroup_memory_limit()) limit = std::min(limit, *cgroup);
+  const long pages = ::sysconf(_SC_AVPHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    limit =
+        std::min(limit, static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size));
+  }
+  return std::min(kDefaultMaxMemoryBytes, limit / kBudgetShare);
+}
 
 StreamShape streamed_result_shape(const OpChain& chain, const StreamShape& input) {
   ImageShape shape{input.width, input.height, input.channels};
@@ -38,37 +72,46 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
   OpChain body = chain;
   if (ends_in_histogram) body.pop_back();
 
-  std::vector<std::unique_ptr<strips::RowStage>> stages;
-  stages.push_back(std::make_unique<strips::ReaderStage>(input));
-  // With threads to spare, decoding and encoding run beside the compute.
-  const bool overlapped = options.threads > 1;
-  if (overlapped) {
-    const int rows = strips::strip_rows_for(in_shape, 0, options);
-    stages.push_back(std::make_unique<strips::PrefetchStage>(*stages.back(), rows));
-  }
-  for (const OpChain& segment : band_segments(body)) {
-    strips::RowStage& upstream = *stages.back();
-    if (runs_on_bands(segment.front().op)) {
-      const StreamShape shape = streamed_result_shape(segment, upstream.shape());
-      const int rows = strips::strip_rows_for(shape, segment_halo(segment), options);
-      stages.push_back(std::make_unique<strips::BandStage>(backend, segment, upstream, rows));
-    } else {
-      stages.push_back(strips::make_global_stage(segment.front(), upstream, options));
+  // The stages with strips of options' size; automatic strips halve until they fit.
+  StripOptions tuned = options;
+  strips::StageList stages;
+  const bool overlapped = options.threads > 1;  // decoding and encoding beside the compute
+  std::uint64_t held = 0;
+  int write_rows = 1;
+  for (;;) {
+    stages.clear();
+    stages.add(std::make_unique<strips::ReaderStage>(input));
+    if (overlapped) {
+      const int rows = strips::strip_rows_for(in_shape, 0, tuned);
+      stages.add(std::make_unique<strips::PrefetchStage>(stages.last(), rows));
     }
-  }
-  strips::RowStage& last = *stages.back();
-  const StreamShape out_shape = last.shape();
-  const int write_rows = strips::strip_rows_for(out_shape, 0, options);
-  const std::uint64_t write_strip = static_cast<std::uint64_t>(write_rows) * out_shape.row_bytes();
-  std::uint64_t held = overlapped ? (strips::kQueuedStrips + 2) * write_strip : write_strip;
-  // The reader's bytes count once, in the stage that holds them.
-  for (std::size_t i = overlapped ? 1 : 0; i < stages.size(); ++i) {
-    held += stages[i]->held_bytes();
+    for (const OpChain& segment : band_segments(body)) {
+      strips::RowStage& upstream = stages.last();
+      if (runs_on_bands(segment.front().op)) {
+        const StreamShape shape = streamed_result_shape(segment, upstream.shape());
+        const int rows = strips::strip_rows_for(shape, segment_halo(segment), tuned);
+        stages.add(std::make_unique<strips::BandStage>(backend, segment, upstream, rows));
+      } else {
+        stages.add(strips::make_global_stage(segment.front(), upstream, tuned));
+      }
+    }
+    const StreamShape shape = stages.last().shape();
+    write_rows = strips::strip_rows_for(shape, 0, tuned);
+    const std::uint64_t write_strip = static_cast<std::uint64_t>(write_rows) * shape.row_bytes();
+    held = overlapped ? (strips::kQueuedStrips + 2) * write_strip : write_strip;
+    // The reader's bytes count once, in the stage that holds them.
+    for (std::size_t i = overlapped ? 1 : 0; i < stages.all().size(); ++i) {
+      held += stages.all()[i]->held_bytes();
+    }
+    if (held <= options.max_memory || options.strip_rows > 0 || tuned.strip_bytes <= 1) break;
+    tuned.strip_bytes /= 2;
   }
   if (held > options.max_memory) {
     throw RuntimeError("the chain's strips need " + mebibytes(held) + ", over --max-memory " +
                        mebibytes(options.max_memory) + " (raise it, or use fewer --strip-rows)");
   }
+  strips::RowStage& last = stages.last();
+  const StreamShape out_shape = last.shape();
 
   OpOutput result;
   if (ends_in_histogram) {
@@ -103,7 +146,7 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
   if (!ends_in_histogram) result.threshold = last.threshold();
   if (times != nullptr) {
     *times = StageTimes{};
-    for (const auto& stage : stages) stage->add_times(*times);
+    for (const auto& stage : stages.all()) stage->add_times(*times);
   }
   return result;
 }

@@ -136,7 +136,7 @@ std::uint64_t BandStage::held_bytes() const {
 int strip_rows_for(const StreamShape& shape, int halo, const StripOptions& options) {
   if (options.strip_rows > 0) return options.strip_rows;
   const std::size_t row_bytes = std::max<std::size_t>(shape.row_bytes(), 1);
-  const int target = static_cast<int>(std::max<std::size_t>(kStripTargetBytes / row_bytes, 1));
+  const int target = static_cast<int>(std::max<std::size_t>(options.strip_bytes / row_bytes, 1));
   return std::min(std::max({target, 2 * halo, options.threads}), std::max(shape.height, 1));
 }
 

@@ -124,6 +124,28 @@ class BandStage final : public RowStage {
 [[nodiscard]] OpOutput stream_histogram(const OpStep& step, RowStage& upstream,
                                         const StripOptions& options);
 
+/// A run's stages, each reading the one before it: destroyed last first, so that no stage
+/// outlives one it reads (a prefetch thread stops before the reader it reads goes).
+class StageList {
+ public:
+  StageList() = default;
+  StageList(const StageList&) = delete;
+  StageList& operator=(const StageList&) = delete;
+  ~StageList() { clear(); }
+  void clear() {
+    while (!stages_.empty()) stages_.pop_back();
+  }
+  RowStage& add(std::unique_ptr<RowStage> stage) {
+    stages_.push_back(std::move(stage));
+    return *stages_.back();
+  }
+  [[nodiscard]] RowStage& last() const { return *stages_.back(); }
+  [[nodiscard]] const std::vector<std::unique_ptr<RowStage>>& all() const { return stages_; }
+
+ private:
+  std::vector<std::unique_ptr<RowStage>> stages_;
+};
+
 /// The rows of a strip for an image of `shape` read with `halo` rows around it: options'
 /// strip_rows, or about kStripTargetBytes, at least one row per thread and twice the halo.
 [[nodiscard]] int strip_rows_for(const StreamShape& shape, int halo, const StripOptions& options);

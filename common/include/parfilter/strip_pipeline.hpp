@@ -20,10 +20,22 @@ namespace parfilter {
 /// whose whole-image run needs more is streamed (the command line's --max-memory).
 inline constexpr std::uint64_t kDefaultMaxMemoryBytes = std::uint64_t{256} << 20;
 
+/// kDefaultMaxMemoryBytes, or a quarter of what this process may hold where that is less: its
+/// address-space limit (ulimit -v), its cgroup's memory.max, the memory available now. The
+/// rest is for the process itself, its libraries, thread stacks and the codecs' own buffers.
+[[nodiscard]] std::uint64_t default_max_memory();
+
+/// Output rows each strip aims at, in bytes: a strip's input, output and halo fit a core's
+/// share of the last-level cache several times over, and its per-strip overheads stay small.
+inline constexpr std::size_t kStripTargetBytes = std::size_t{2} << 20;
+
 struct StripOptions {
-  /// Output rows per strip of each stage; 0: about kStripTargetBytes of output rows, at least
-  /// the halo's rows and one row per thread.
+  /// Output rows per strip of each stage; 0: about strip_bytes of output rows, at least the
+  /// halo's rows and one row per thread.
   int strip_rows = 0;
+  /// Output bytes each strip aims at when strip_rows is 0 (halved until the run fits
+  /// max_memory).
+  std::size_t strip_bytes = kStripTargetBytes;
   /// The most the strips, windows and codec blocks may hold together; RuntimeError before any
   /// row is read when the chain cannot run within it.
   std::uint64_t max_memory = kDefaultMaxMemoryBytes;
@@ -33,10 +45,6 @@ struct StripOptions {
   /// Output rows of the last stage written so far, of `total`, after each strip.
   std::function<void(int written, int total)> progress;
 };
-
-/// Output rows each strip aims at, in bytes: a strip's input, output and halo fit a core's
-/// share of the last-level cache several times over, and its per-strip overheads stay small.
-inline constexpr std::size_t kStripTargetBytes = std::size_t{2} << 20;
 
 /// The shape of the chain's image result for an input of `input` (that of its last step).
 [[nodiscard]] StreamShape streamed_result_shape(const OpChain& chain, const StreamShape& input);
