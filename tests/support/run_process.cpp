@@ -48,6 +48,10 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
     const rlimit limit{*limits.file_size_bytes, *limits.file_size_bytes};
     if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(kExecFailed);
   }
+  if (limits.address_space_bytes) {
+    const rlimit limit{*limits.address_space_bytes, *limits.address_space_bytes};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(kExecFailed);
+  }
   ::execve(argv[0], argv, envp);
   ::_exit(kExecFailed);
 }

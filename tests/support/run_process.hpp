@@ -23,6 +23,8 @@ struct ProcessLimits {
   /// RLIMIT_FSIZE (`ulimit -f`), in bytes; SIGXFSZ keeps its default action (death), so only
   /// a program that ignores it itself survives a write past the limit.
   std::optional<std::uint64_t> file_size_bytes;
+  /// RLIMIT_AS (`ulimit -v`), in bytes: a machine with that little memory.
+  std::optional<std::uint64_t> address_space_bytes;
   /// Killed with SIGKILL when still running after this long.
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};
 };
