@@ -10,6 +10,8 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +22,8 @@
 #include "parfilter/image.hpp"
 #include "parfilter/op_set.hpp"
 #include "parfilter/pipeline.hpp"
+#include "parfilter/row_stream.hpp"
+#include "parfilter/strip_pipeline.hpp"
 
 namespace parfilter {
 
@@ -40,6 +44,15 @@ struct StageTime {
   std::string name;
   double ms = 0.0;
   bool repeated = false;
+};
+
+/// A job run in strips (strip_pipeline.hpp): its input's reader, its output's writer (null
+/// for a histogram), and the run's options, the budget and strips already chosen.
+struct StreamedJob {
+  std::unique_ptr<RowReader> reader;
+  std::unique_ptr<RowWriter> writer;
+  StripOptions options;
+  StageClock::time_point start;
 };
 
 /// One line a job reports: the threshold (--print-threshold, stdout) or a timing (stderr).
@@ -90,6 +103,13 @@ class JobRunner {
   [[nodiscard]] virtual std::vector<std::uint8_t> encode_output(
       const CliJob& job, const OpOutput& output, const StageContext& context) const = 0;
   virtual void write_output(const CliJob& job, std::span<const std::uint8_t> bytes) const = 0;
+  /// The job in strips, its reader and writer open, where it should run so: its whole-image
+  /// run would need more than --max-memory, or --strip-rows asks for strips. nullopt, nothing
+  /// touched, for a job that runs whole. Errors as load()'s.
+  [[nodiscard]] virtual std::optional<StreamedJob> open_streamed(const CliJob& job) const = 0;
+  /// After run_streamed: commits the output (or saves the histogram) and prints the report.
+  virtual void finish_streamed(const CliJob& job, StreamedJob& streamed,
+                               const OpOutput& output) const = 0;
   /// The batch pipeline's settings for this session (its threads, whether compute pauses it).
   [[nodiscard]] virtual PipelineOptions pipeline_options() const = 0;
   /// The job's --print-threshold and --timing lines, the timings from `stages` in order.

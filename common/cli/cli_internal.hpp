@@ -193,6 +193,10 @@ void check_job_paths(const Session& session, const Job& job);
 /// --max-memory, or --strip-rows asks for strips, and the input and output formats stream;
 /// returns false, touching nothing, for a job that runs whole. cli_streamed.cpp.
 [[nodiscard]] bool run_streamed_job(const Session& session, const Job& job);
+/// Its halves, as JobRunner::open_streamed and finish_streamed.
+[[nodiscard]] std::optional<StreamedJob> open_streamed_job(const Session& session, const Job& job);
+void finish_streamed_job(const Session& session, const Job& job, StreamedJob& streamed,
+                         const OpOutput& output);
 
 /// Checks the output path, loads, runs (args.repeat times) and saves one job, then prints the
 /// threshold and timings asked for. Throws an error whose message names the file.

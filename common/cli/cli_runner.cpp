@@ -79,6 +79,14 @@ class SessionRunner final : public JobRunner {
     return job_stage_times(load_ms, computed, save_ms);
   }
 
+  [[nodiscard]] std::optional<StreamedJob> open_streamed(const CliJob& job) const override {
+    return open_streamed_job(s_, job);
+  }
+  void finish_streamed(const CliJob& job, StreamedJob& streamed,
+                       const OpOutput& output) const override {
+    finish_streamed_job(s_, job, streamed, output);
+  }
+
   void error(const std::string& message) const override { s_.reporter.error(message); }
   void info(const std::string& line) const override { s_.reporter.info(line); }
   void print(const std::vector<ReportLine>& lines) const override { s_.reporter.print(lines); }

@@ -12,8 +12,6 @@
 namespace parfilter::cli_detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 /// A job shorter than this shows no progress bar.
 constexpr double kProgressAfterMs = 2000.0;
 constexpr double kMsPerSecond = 1000.0;
@@ -48,70 +46,77 @@ std::string progress_bar(int done, int total, double elapsed_ms) {
 
 }  // namespace
 
-bool run_streamed_job(const Session& s, const Job& job) {
-  if (s.args.repeat != 1 || s.args.depth != 0) return false;  // timing studies run whole
+std::optional<StreamedJob> open_streamed_job(const Session& s, const Job& job) {
+  if (s.args.repeat != 1 || s.args.depth != 0) return std::nullopt;  // timing studies run whole
   check_job_paths(s, job);
   LoadOptions load;
   load.max_bytes = s.args.max_image_bytes;
-  std::unique_ptr<RowReader> reader =
-      naming_file(job.input, [&] { return open_row_reader(job.input, load); });
-  if (!reader) {
+  StreamedJob streamed;
+  streamed.reader = naming_file(job.input, [&] { return open_row_reader(job.input, load); });
+  if (!streamed.reader) {
     if (s.args.strip_rows > 0) {
       throw UsageError(job.input.string() +
                        ": this file's format or layout is not read in "
                        "strips (--strip-rows): PNG, TIFF, PNM and BMP are");
     }
-    return false;
+    return std::nullopt;
   }
-  const StreamShape shape = reader->shape();
+  const StreamShape shape = streamed.reader->shape();
   const std::uint64_t budget = s.args.max_memory != 0 ? s.args.max_memory : default_max_memory();
-  if (s.args.strip_rows == 0 && whole_image_bytes(s.chain, shape) <= budget) {
-    return false;
-  }
-  const bool histogram = op_info(s.chain.back().op).traits.histogram_result;
+  if (s.args.strip_rows == 0 && whole_image_bytes(s.chain, shape) <= budget) return std::nullopt;
   for (const OpStep& step : s.chain) validate_params(step.op, step.params, shape.depth);
   if (shape.depth == Depth::u16) check_depth(s.backend, shape.depth);
-  const StreamShape out_shape = streamed_result_shape(s.chain, shape);
-  std::unique_ptr<RowWriter> writer;
-  if (!histogram) {
-    writer = naming_file(job.output, [&] {
+  if (!op_info(s.chain.back().op).traits.histogram_result) {
+    const StreamShape out_shape = streamed_result_shape(s.chain, shape);
+    streamed.writer = naming_file(job.output, [&] {
       return open_row_writer(job.output, out_shape, save_options(s, nullptr));
     });
-    if (!writer) {
+    if (!streamed.writer) {
       throw UsageError(job.output.string() +
                        ": this format is not written in strips, which an image over "
                        "--max-memory needs (write PNG, TIFF, PNM or BMP)");
     }
   }
-  const Availability availability = s.backend.availability();
-  if (!availability.present) throw RuntimeError(availability.reason);
-
-  StripOptions options;
+  StripOptions& options = streamed.options;
   options.strip_rows = s.args.strip_rows;
   options.max_memory = budget;
   options.threads = session_threads(s);
   options.parallel_for = parallel_for_threads(options.threads);
-  const auto start = Clock::now();
+  streamed.start = StageClock::now();
   if (!s.args.quiet) {
-    options.progress = [&](int done, int total) {
+    options.progress = [&reporter = s.reporter, start = streamed.start](int done, int total) {
       const double ms = elapsed_ms(start);
-      if (ms >= kProgressAfterMs) s.reporter.status(progress_bar(done, total, ms));
+      if (ms >= kProgressAfterMs) reporter.status(progress_bar(done, total, ms));
     };
   }
-  StageTimes times;
-  const OpOutput output = naming_file(job.input, [&] {
-    return run_streamed(s.backend, s.chain, *reader, writer.get(), options, &times);
-  });
+  return streamed;
+}
+
+void finish_streamed_job(const Session& s, const Job& job, StreamedJob& streamed,
+                         const OpOutput& output) {
   naming_file(job.output, [&] {
-    if (writer) {
-      writer->commit();
+    if (streamed.writer) {
+      streamed.writer->commit();
     } else {
       save_histogram(output, job.output);
     }
   });
   s.reporter.clear_progress();
-  const std::vector<StageTime> stages{{"streamed (load, compute, save)", elapsed_ms(start), true}};
+  const std::vector<StageTime> stages{
+      {"streamed (load, compute, save)", elapsed_ms(streamed.start), true}};
   s.reporter.print(job_report(s, job, output, stages));
+}
+
+bool run_streamed_job(const Session& s, const Job& job) {
+  std::optional<StreamedJob> streamed = open_streamed_job(s, job);
+  if (!streamed) return false;
+  const Availability availability = s.backend.availability();
+  if (!availability.present) throw RuntimeError(availability.reason);
+  const OpOutput output = naming_file(job.input, [&] {
+    return run_streamed(s.backend, s.chain, *streamed->reader, streamed->writer.get(),
+                        streamed->options);
+  });
+  finish_streamed_job(s, job, *streamed, output);
   return true;
 }
 

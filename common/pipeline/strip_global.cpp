@@ -55,6 +55,7 @@ class HistogramPass {
     for (int begin = 0; begin < shape_.height; begin += strip_rows_) {
       const RowRange strip{begin, std::min(begin + strip_rows_, shape_.height)};
       window_.hold(strip);
+      if (options_.follower) continue;  // the strips run (each collective matched); no counts
       const BasicImageView<const Sample> in = window_.view<Sample>(strip);
       for_each_part(options_, strip, parts, [&](RowRange rows, std::size_t part) {
         Histogram& hist = part_hist[part];
@@ -122,9 +123,11 @@ class GlobalStage final : public RowStage {
       const RowRange need{std::max(0, strip.begin - halo_),
                           std::min(input_.height, strip.end + halo_)};
       window_.hold(need);
-      const BasicImageView<Sample> out(reinterpret_cast<Sample*>(dst), shape_.width, shape_.height,
-                                       shape_.channels, samples, strip);
-      map(window_.view<Sample>(need), need, out, strip);
+      if (!options_.follower) {
+        const BasicImageView<Sample> out(reinterpret_cast<Sample*>(dst), shape_.width,
+                                         shape_.height, shape_.channels, samples, strip);
+        map(window_.view<Sample>(need), need, out, strip);
+      }
       dst += static_cast<std::ptrdiff_t>(rows) * stride;
       count -= rows;
       next_ += rows;

@@ -90,7 +90,8 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
       if (runs_on_bands(segment.front().op)) {
         const StreamShape shape = streamed_result_shape(segment, upstream.shape());
         const int rows = strips::strip_rows_for(shape, segment_halo(segment), tuned);
-        stages.add(std::make_unique<strips::BandStage>(backend, segment, upstream, rows));
+        stages.add(std::make_unique<strips::BandStage>(backend, segment, upstream, rows,
+                                                       options.follower));
       } else {
         stages.add(strips::make_global_stage(segment.front(), upstream, tuned));
       }

@@ -62,12 +62,14 @@ void RowWindow::rewind() {
   rows_ = {};
 }
 
-BandStage::BandStage(Backend& backend, OpChain segment, RowStage& upstream, int strip_rows)
+BandStage::BandStage(Backend& backend, OpChain segment, RowStage& upstream, int strip_rows,
+                     bool follower)
     : backend_(backend),
       segment_(std::move(segment)),
       input_(upstream.shape()),
       shape_(shape_after(segment_, input_)),
       strip_rows_(std::max(strip_rows, 1)),
+      follower_(follower),
       window_(upstream,
               band_input_rows(segment_, input_.height, input_.channels, {0, strip_rows_}).size() +
                   2 * segment_halo(segment_)) {}
@@ -77,8 +79,10 @@ void BandStage::read(std::uint8_t* dst, std::ptrdiff_t stride, int count) {
   while (count > 0) {
     if (next_ >= strip_rows_at_.end) run_next_strip();
     const int rows = std::min(count, strip_rows_at_.end - next_);
-    copy_rows(strip_.bytes() + static_cast<std::size_t>(next_ - strip_first_) * row_bytes,
-              row_bytes, dst, stride, row_bytes, rows);
+    if (!follower_) {
+      copy_rows(strip_.bytes() + static_cast<std::size_t>(next_ - strip_first_) * row_bytes,
+                row_bytes, dst, stride, row_bytes, rows);
+    }
     dst += static_cast<std::ptrdiff_t>(rows) * stride;
     count -= rows;
     next_ += rows;
@@ -109,11 +113,12 @@ void BandStage::run_next_strip() {
                      ? need.begin / kPoolStride
                      : need.begin;
   strip_ = std::move(out.image);
+  strip_rows_at_ = band;
+  if (follower_) return;  // the root keeps the result
   if (strip_.width() != shape_.width || strip_.channels() != shape_.channels ||
       strip_first_ > band.begin || strip_first_ + strip_.height() < band.end) {
     throw std::logic_error("BandStage: the backend's strip result has the wrong shape");
   }
-  strip_rows_at_ = band;
 }
 
 void BandStage::rewind() {

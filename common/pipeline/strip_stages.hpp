@@ -92,7 +92,9 @@ class RowWindow {
 /// `strip_rows` output rows at a time, each strip with its halo as an image of its own.
 class BandStage final : public RowStage {
  public:
-  BandStage(Backend& backend, OpChain segment, RowStage& upstream, int strip_rows);
+  /// `follower`: StripOptions::follower.
+  BandStage(Backend& backend, OpChain segment, RowStage& upstream, int strip_rows,
+            bool follower = false);
   [[nodiscard]] StreamShape shape() const override { return shape_; }
   void read(std::uint8_t* dst, std::ptrdiff_t stride, int count) override;
   void rewind() override;
@@ -107,6 +109,7 @@ class BandStage final : public RowStage {
   StreamShape input_;
   StreamShape shape_;
   int strip_rows_;
+  bool follower_;
   RowWindow window_;
   Image strip_;               ///< the last strip's result, from its first output row
   RowRange strip_rows_at_{};  ///< the output rows of strip_ that are the image's

@@ -42,6 +42,11 @@ struct StripOptions {
   /// Threads for the steps that run on the host (the histograms' passes); 1 when empty.
   ParallelFor parallel_for;
   int threads = 1;
+  /// This process joins a collective backend's runs without the image (an MPI rank other
+  /// than the root, given a reader of the root's shape and held bytes): its stages run the
+  /// same strips in the same order, so that every collective call is matched, and read,
+  /// count, map and keep nothing on the host.
+  bool follower = false;
   /// Output rows of the last stage written so far, of `total`, after each strip.
   std::function<void(int written, int total)> progress;
 };
