@@ -7,9 +7,11 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "mpi_stream.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 
@@ -54,6 +56,13 @@ int on_root(const World& world, const JobRunner& runner, Step&& step) {
 
 int run_single(const JobRunner& runner, const World& world) {
   const CliJob& job = runner.jobs().front();
+  // An image over --max-memory runs in strips, which no rank holds more than a few of.
+  std::optional<StreamedJob> streamed;
+  if (const int code = on_root(world, runner, [&] { streamed = runner.open_streamed(job); })) {
+    return code;
+  }
+  if (agree_streamed(streamed)) return run_streamed_on_ranks(runner, job, streamed);
+
   Image image;
   double read_ms = 0.0;
   if (const int code = on_root(world, runner, [&] {
