@@ -85,6 +85,33 @@ run_mpi 3 histogram "$data/astronaut.png" "$work/mpi.csv"
 "$serial_exe" histogram "$data/astronaut.png" "$work/serial.csv"
 same_file "$work/mpi.csv" "$work/serial.csv" "histogram csv"
 
+# ---- in strips (--strip-rows, or an image over --max-memory): the same bytes, and a truncated
+# input read by the root alone ends every rank with one line and no output ------------------
+for ranks in 2 3; do
+  for op in "gaussian,sobel" "equalize,erode --se ellipse:7x5" "pool,segment --adaptive --window 9" \
+    "sharpen,otsu --print-threshold"; do
+    read -ra op_args <<<"$op"
+    run_mpi "$ranks" "${op_args[@]}" --strip-rows 5 "$data/astronaut.png" "$work/mpi.png"
+    expect_rc 0 "$op in strips, $ranks ranks"
+    "$serial_exe" "${op_args[@]}" "$data/astronaut.png" "$work/serial.png" >"$work/serial.out"
+    same_file "$work/mpi.png" "$work/serial.png" "$op in strips, $ranks ranks"
+    same_file "$work/stdout" "$work/serial.out" "$op in strips, $ranks ranks: stdout"
+  done
+done
+"$serial_exe" gray --depth 16 "$data/coins.png" "$work/deep.tif"
+run_mpi 3 gaussian,dilate --strip-rows 6 "$work/deep.tif" "$work/mpi16.tif"
+expect_rc 0 "16 bits in strips"
+"$serial_exe" gaussian,dilate "$work/deep.tif" "$work/serial16.tif"
+same_file "$work/mpi16.tif" "$work/serial16.tif" "16 bits in strips"
+"$serial_exe" gray --compression none "$data/astronaut.png" "$work/gray.tif"
+head -c "$(($(stat -c %s "$work/gray.tif") / 2))" "$work/gray.tif" >"$work/truncated.tif"
+rm -f "$work/out.png"
+run_mpi 3 gaussian --strip-rows 4 "$work/truncated.tif" "$work/out.png"
+expect_rc 2 "a truncated input in strips"
+expect_one_error "a truncated input in strips" "truncated.tif"
+[[ ! -e "$work/out.png" ]] || fail "a truncated input in strips: an output was written"
+[[ -z "$(find "$work" -name '.out.png.tmp.*')" ]] || fail "a truncated input: a temporary was left"
+
 # ---- --timing: rank 0 prints each stage once ----------------------------------------------
 run_mpi 3 gaussian --timing "$data/camera.png" "$work/mpi.png"
 expect_rc 0 "--timing"
