@@ -214,23 +214,23 @@ class TiffRowWriter final : public RowWriter {
       throw std::logic_error("TiffRowWriter: write past the last row");
     }
     const std::size_t row_bytes = shape_.row_bytes();
-    for (int r = 0; r < count; ++r, ++next_row_) {
-      const std::uint8_t* row = src + r * stride_bytes;
-      if (deflate_) {
+    if (deflate_) {
+      for (int r = 0; r < count; ++r) {
+        const std::uint8_t* row = src + r * stride_bytes;
         strip_.insert(strip_.end(), row, row + row_bytes);
-        const int strip = next_row_ / rows_per_strip_;
-        if (next_row_ + 1 == std::min(shape_.height, (strip + 1) * rows_per_strip_)) {
-          write_strip(strip);
-        }
-      } else {
-        // TIFFWriteScanline may change its buffer in place (the predictor): a copy of the row.
-        std::copy_n(row, row_bytes, strip_.data());
-        if (TIFFWriteScanline(tif_.get(), strip_.data(), static_cast<std::uint32_t>(next_row_),
-                              0) != 1) {
-          fail_write("TIFF encoding failed");
-        }
-        checkpoint_every(options_.checkpoint, next_row_);
       }
+      next_row_ += count;
+      write_complete_strips();
+      return;
+    }
+    for (int r = 0; r < count; ++r, ++next_row_) {
+      // TIFFWriteScanline may change its buffer in place (the predictor): a copy of the row.
+      std::copy_n(src + r * stride_bytes, row_bytes, strip_.data());
+      if (TIFFWriteScanline(tif_.get(), strip_.data(), static_cast<std::uint32_t>(next_row_), 0) !=
+          1) {
+        fail_write("TIFF encoding failed");
+      }
+      checkpoint_every(options_.checkpoint, next_row_);
     }
   }
 
@@ -247,20 +247,39 @@ class TiffRowWriter final : public RowWriter {
   }
 
  private:
-  void write_strip(int strip) {
+  /// The strips whose rows are all in strip_ (the rows after the last written strip),
+  /// compressed side by side on options_.parallel_for, written in order.
+  void write_complete_strips() {
 #ifdef PARFILTER_HAVE_ZLIB
-    const int first = strip * rows_per_strip_;
-    std::vector<std::uint8_t> bytes =
-        deflate_tiff_strip(shape_, strip_.data(), static_cast<std::ptrdiff_t>(shape_.row_bytes()),
-                           next_row_ + 1 - first);
-    if (TIFFWriteRawStrip(tif_.get(), static_cast<std::uint32_t>(strip), bytes.data(),
-                          static_cast<tmsize_t>(bytes.size())) < 0) {
-      fail_write("TIFF encoding failed");
+    const int first_row = written_strips_ * rows_per_strip_;
+    const int complete = next_row_ == shape_.height
+                             ? (shape_.height - first_row + rows_per_strip_ - 1) / rows_per_strip_
+                             : (next_row_ - first_row) / rows_per_strip_;
+    if (complete == 0) return;
+    const auto row_bytes = static_cast<std::ptrdiff_t>(shape_.row_bytes());
+    std::vector<std::vector<std::uint8_t>> compressed(static_cast<std::size_t>(complete));
+    const auto compress = [&](std::size_t i) {
+      const int first = first_row + static_cast<int>(i) * rows_per_strip_;
+      const int rows = std::min(rows_per_strip_, shape_.height - first);
+      compressed[i] = deflate_tiff_strip(shape_, strip_.data() + (first - first_row) * row_bytes,
+                                         row_bytes, rows);
+    };
+    if (options_.parallel_for && complete > 1) {
+      options_.parallel_for(compressed.size(), compress);
+    } else {
+      for (std::size_t i = 0; i < compressed.size(); ++i) compress(i);
     }
-    strip_.clear();
+    for (std::vector<std::uint8_t>& bytes : compressed) {
+      if (TIFFWriteRawStrip(tif_.get(), static_cast<std::uint32_t>(written_strips_), bytes.data(),
+                            static_cast<tmsize_t>(bytes.size())) < 0) {
+        fail_write("TIFF encoding failed");
+      }
+      ++written_strips_;
+    }
+    const std::size_t used = std::min(
+        strip_.size(), static_cast<std::size_t>(complete) * rows_per_strip_ * shape_.row_bytes());
+    strip_.erase(strip_.begin(), strip_.begin() + static_cast<std::ptrdiff_t>(used));
     if (options_.checkpoint) options_.checkpoint();
-#else
-    (void)strip;  // deflate_ is never set without zlib
 #endif
   }
 
@@ -279,7 +298,8 @@ class TiffRowWriter final : public RowWriter {
   Tiff tif_;
   bool deflate_ = false;
   int rows_per_strip_ = 1;
-  Bytes strip_;
+  int written_strips_ = 0;
+  Bytes strip_;  ///< Deflate: the rows after the last written strip
   int next_row_ = 0;
 };
 

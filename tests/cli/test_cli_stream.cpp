@@ -131,6 +131,25 @@ TEST_F(CliStream, WhatCannotStreamIsOneLineAndNoFile) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST_F(CliStream, AFullDiskMidImageIsOneLineAndNoFile) {
+  const fs::path in = input("in.png", test::synthetic_image(kWidth, kHeight, 3, 10));
+  const fs::path out = work_ / "out.pgm";
+  constexpr std::uint64_t kFileLimit = 1024;  // a third of the output: the disk fills mid-image
+  test::ProcessLimits limits;
+  limits.file_size_bytes = kFileLimit;
+  for (const Executable& exe : executables()) {
+    const auto r = run(exe.path, {"gray", "--strip-rows", "3", in.string(), out.string()}, limits);
+    EXPECT_EQ(r.exit_code, kExitRuntime) << exe.name << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << exe.name << ": " << r.err;
+    EXPECT_NE(r.err.find("out.pgm"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << exe.name;
+    for (const auto& entry : fs::directory_iterator(work_.path())) {
+      EXPECT_EQ(entry.path().filename().string().find(".out.pgm.tmp"), std::string::npos)
+          << exe.name << ": a temporary was left";
+    }
+  }
+}
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitized = true;  // the sanitizers reserve terabytes of address space
 #else
