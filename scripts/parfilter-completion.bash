@@ -12,7 +12,7 @@ _parfilter() {
     --node-backend) mapfile -t COMPREPLY < <(compgen -W "serial pthread openmp cuda opencl" -- "$cur"); return ;;
     --out-dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
     --variant|--sigma|--iterations|--window|--min-contrast|--threads|--repeat|--png-level|\
-    --jpeg-quality|--max-image-bytes|--device|--platform) return ;;
+    --jpeg-quality|--max-image-bytes|--max-memory|--strip-rows|--tiff-level|--device|--platform) return ;;
   esac
   local ops
   ops="$("$exe" --list 2>/dev/null | awk 'NR > 2 { print $1 }')"

@@ -171,6 +171,9 @@ void add_options(CLI::App& app, CliArgs& args) {
                  "or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "lzw", "deflate", "packbits"}));
+  app.add_option("--tiff-level", args.tiff_level,
+                 "TIFF Deflate level 1-9 (1: fastest; 6 is libtiff's and libvips's default)")
+      ->capture_default_str();
   app.add_option("--depth", args.depth,
                  "convert the input to 8 or 16 bits per sample before the op (default: the "
                  "file's depth; 8 -> 16 is 257 v, 16 -> 8 rounds 255 v / 65535)")
@@ -198,6 +201,9 @@ void check_common_options(const CliArgs& args) {
   }
   if (args.png_level < kMinPngLevel || args.png_level > kMaxPngLevel) {
     throw UsageError("--png-level must be from 0 to 9, got " + std::to_string(args.png_level));
+  }
+  if (args.tiff_level < kMinTiffLevel || args.tiff_level > kMaxTiffLevel) {
+    throw UsageError("--tiff-level must be from 1 to 9, got " + std::to_string(args.tiff_level));
   }
   if (args.jpeg_quality < kMinJpegQuality || args.jpeg_quality > kMaxJpegQuality) {
     throw UsageError("--jpeg-quality must be from 1 to 100, got " +

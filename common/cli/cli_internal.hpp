@@ -59,6 +59,7 @@ struct CliArgs {
   int png_level = kDefaultPngLevel;
   int jpeg_quality = kDefaultJpegQuality;
   std::string compression = "deflate";  ///< TIFF: none, lzw, deflate or packbits
+  int tiff_level = kDefaultTiffLevel;   ///< TIFF Deflate's zlib level
   int depth = 0;                        ///< --depth 8 or 16; 0: the file's
   bool sync = false;
   bool list = false;

@@ -149,6 +149,7 @@ SaveOptions save_options(const Session& s, const StageContext* context) {
   options.png_level = s.args.png_level;
   options.jpeg_quality = s.args.jpeg_quality;
   options.tiff_compression = parse_tiff_compression(s.args.compression).value();
+  options.tiff_level = s.args.tiff_level;
   options.sync = s.args.sync;
   if (context != nullptr) {
     options.parallel_for = context->parallel_for;

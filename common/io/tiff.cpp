@@ -146,8 +146,8 @@ void write_deflated_strips(TIFF* tif, const Image& image, const std::string& nam
   std::vector<std::vector<std::uint8_t>> compressed(strips);
   const auto compress = [&](std::size_t strip) {
     const int first = static_cast<int>(strip) * rows_per_strip;
-    compressed[strip] =
-        deflate_tiff_strip(image, first, std::min(rows_per_strip, image.height() - first));
+    compressed[strip] = deflate_tiff_strip(
+        image, first, std::min(rows_per_strip, image.height() - first), options.tiff_level);
     if (options.checkpoint) options.checkpoint();
   };
   if (options.parallel_for) {
@@ -176,7 +176,7 @@ std::vector<std::uint8_t> encode_tiff(const Image& image, const SaveOptions& opt
   const Tiff tif = open_tiff(file, is_big_tiff(shape) ? "w8" : "w", name, 0);
   if (!tif) fail_tiff(name, "cannot start a TIFF", file.error);
   TIFF* t = tif.get();
-  set_tiff_tags(t, shape, options.tiff_compression);
+  set_tiff_tags(t, shape, options.tiff_compression, options.tiff_level);
 #ifdef PARFILTER_HAVE_ZLIB
   if (options.tiff_compression == TiffCompression::deflate) {
     write_deflated_strips(t, image, name, file, options);

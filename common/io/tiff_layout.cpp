@@ -159,7 +159,8 @@ std::uint16_t compression_tag(TiffCompression compression) {
   return COMPRESSION_NONE;
 }
 
-void set_tiff_tags(TIFF* tif, const StreamShape& shape, TiffCompression compression) {
+void set_tiff_tags(TIFF* tif, const StreamShape& shape, TiffCompression compression,
+                   int deflate_level) {
   const std::uint16_t tag = compression_tag(compression);
   TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(shape.width));
   TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(shape.height));
@@ -177,7 +178,7 @@ void set_tiff_tags(TIFF* tif, const StreamShape& shape, TiffCompression compress
   if (tag == COMPRESSION_LZW || tag == COMPRESSION_ADOBE_DEFLATE) {
     TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
   }
-  if (tag == COMPRESSION_ADOBE_DEFLATE) TIFFSetField(tif, TIFFTAG_ZIPQUALITY, kTiffDeflateLevel);
+  if (tag == COMPRESSION_ADOBE_DEFLATE) TIFFSetField(tif, TIFFTAG_ZIPQUALITY, deflate_level);
 }
 
 }  // namespace parfilter::io

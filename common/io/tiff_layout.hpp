@@ -121,7 +121,8 @@ void place(const Layout& layout, const Sample* block, std::uint32_t block_width,
 
 /// The tags parfilter writes for an image of `shape` (all but the rows per strip), and
 /// whether it is written as BigTIFF.
-void set_tiff_tags(TIFF* tif, const StreamShape& shape, TiffCompression compression);
+void set_tiff_tags(TIFF* tif, const StreamShape& shape, TiffCompression compression,
+                   int deflate_level);
 [[nodiscard]] inline bool is_big_tiff(const StreamShape& shape) {
   return shape.image_bytes() >= kBigTiffFrom;
 }

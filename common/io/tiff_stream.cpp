@@ -190,7 +190,7 @@ class TiffRowWriter final : public RowWriter {
     tif_ = open_tiff_client(name_, is_big_tiff(shape) ? "w8" : "w", &stream_, kProcs, stream_.error,
                             0);
     if (!tif_) fail_write("cannot start a TIFF");
-    set_tiff_tags(tif_.get(), shape, options.tiff_compression);
+    set_tiff_tags(tif_.get(), shape, options.tiff_compression, options.tiff_level);
 #ifdef PARFILTER_HAVE_ZLIB
     deflate_ = options.tiff_compression == TiffCompression::deflate;
 #endif
@@ -262,7 +262,7 @@ class TiffRowWriter final : public RowWriter {
       const int first = first_row + static_cast<int>(i) * rows_per_strip_;
       const int rows = std::min(rows_per_strip_, shape_.height - first);
       compressed[i] = deflate_tiff_strip(shape_, strip_.data() + (first - first_row) * row_bytes,
-                                         row_bytes, rows);
+                                         row_bytes, rows, options_.tiff_level);
     };
     if (options_.parallel_for && complete > 1) {
       options_.parallel_for(compressed.size(), compress);

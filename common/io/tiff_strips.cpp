@@ -35,12 +35,12 @@ StreamShape shape_of(const Image& image) {
 }
 
 template <typename Sample>
-std::vector<std::uint8_t> deflated(const std::vector<Sample>& samples) {
+std::vector<std::uint8_t> deflated(const std::vector<Sample>& samples, int level) {
   const auto bytes = static_cast<uLong>(samples.size() * sizeof(Sample));
   std::vector<std::uint8_t> out(compressBound(bytes));
   uLongf size = static_cast<uLongf>(out.size());
-  const int result = compress2(out.data(), &size, reinterpret_cast<const Bytef*>(samples.data()),
-                               bytes, kTiffDeflateLevel);
+  const int result =
+      compress2(out.data(), &size, reinterpret_cast<const Bytef*>(samples.data()), bytes, level);
   if (result != Z_OK) {
     throw RuntimeError("TIFF strip compression failed (zlib error " + std::to_string(result) + ")");
   }
@@ -59,16 +59,16 @@ int tiff_rows_per_strip(const StreamShape& shape) {
 int tiff_rows_per_strip(const Image& image) { return tiff_rows_per_strip(shape_of(image)); }
 
 std::vector<std::uint8_t> deflate_tiff_strip(const StreamShape& shape, const std::uint8_t* rows,
-                                             std::ptrdiff_t stride_bytes, int count) {
+                                             std::ptrdiff_t stride_bytes, int count, int level) {
   return shape.depth == Depth::u8
-             ? deflated(differenced<std::uint8_t>(shape, rows, stride_bytes, count))
-             : deflated(differenced<std::uint16_t>(shape, rows, stride_bytes, count));
+             ? deflated(differenced<std::uint8_t>(shape, rows, stride_bytes, count), level)
+             : deflated(differenced<std::uint16_t>(shape, rows, stride_bytes, count), level);
 }
 
-std::vector<std::uint8_t> deflate_tiff_strip(const Image& image, int first, int count) {
+std::vector<std::uint8_t> deflate_tiff_strip(const Image& image, int first, int count, int level) {
   const StreamShape shape = shape_of(image);
   const auto stride = static_cast<std::ptrdiff_t>(shape.row_bytes());
-  return deflate_tiff_strip(shape, image.bytes() + first * stride, stride, count);
+  return deflate_tiff_strip(shape, image.bytes() + first * stride, stride, count, level);
 }
 
 }  // namespace parfilter::io

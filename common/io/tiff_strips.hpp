@@ -1,7 +1,7 @@
 // Internal: a TIFF's Deflate strips compressed apart from libtiff, so that a save spreads them
 // over threads (SaveOptions::parallel_for) as the PNG encoder spreads its bands; libtiff then
 // writes them as raw strips. The bytes are what libtiff's own Deflate codec with the
-// horizontal predictor would store, at zlib's level kTiffDeflateLevel.
+// horizontal predictor would store, at the save's zlib level (SaveOptions::tiff_level).
 #pragma once
 
 #include <cstddef>
@@ -13,10 +13,6 @@
 
 namespace parfilter::io {
 
-/// zlib's fastest level, as PNG's default (--png-level 1): libtiff's own default (6) took
-/// 420 ms of an 8 MB 16-bit image's 430 ms save, for a file a few percent smaller.
-inline constexpr int kTiffDeflateLevel = 1;
-
 /// Rows per strip of a saved TIFF: about kTiffStripBytes of samples, so that a strip is worth a
 /// thread's task, at least one row.
 inline constexpr std::size_t kTiffStripBytes = std::size_t{256} << 10;
@@ -25,12 +21,13 @@ inline constexpr std::size_t kTiffStripBytes = std::size_t{256} << 10;
 
 /// Rows [first, first + count) of `image`, horizontally differenced per channel (TIFF's
 /// predictor 2, on samples of the image's depth, in native byte order) and deflated as one
-/// zlib stream. Throws RuntimeError when zlib fails.
-[[nodiscard]] std::vector<std::uint8_t> deflate_tiff_strip(const Image& image, int first,
-                                                           int count);
+/// zlib stream at `level`. Throws RuntimeError when zlib fails.
+[[nodiscard]] std::vector<std::uint8_t> deflate_tiff_strip(const Image& image, int first, int count,
+                                                           int level);
 /// The same for `count` rows of an image of `shape`, the first at `rows`, `stride_bytes` apart.
 [[nodiscard]] std::vector<std::uint8_t> deflate_tiff_strip(const StreamShape& shape,
                                                            const std::uint8_t* rows,
-                                                           std::ptrdiff_t stride_bytes, int count);
+                                                           std::ptrdiff_t stride_bytes, int count,
+                                                           int level);
 
 }  // namespace parfilter::io
