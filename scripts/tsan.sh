@@ -36,7 +36,7 @@ fi
 echo "tsan.sh: cmake ${configure_args[*]}"
 cmake "${configure_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs" --target test_row_schedulers test_cross_backend \
-  test_pipeline test_cpu_batch test_io
+  test_pipeline test_cpu_batch test_io test_strip_pipeline
 
 export TSAN_OPTIONS="halt_on_error=1 abort_on_error=0 exitcode=66 second_deadlock_stack=1${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 # TSan in GCC 12 cannot map its shadow memory with the address randomization of newer kernels
@@ -51,10 +51,12 @@ tests="$build_dir/tests"
 # Images side by side on a CPU backend's threads; a device batch's images on lent threads.
 "${run[@]}" "$tests/test_cpu_batch" --gtest_brief=1
 "${run[@]}" "$tests/test_io" --gtest_brief=1  # the stb fallback; the banded encoder's threads
+# Strips: the prefetch and writer threads beside the compute, the host passes' threads.
+"${run[@]}" "$tests/test_strip_pipeline" --gtest_brief=1 --gtest_filter='*serial*:*pthread*'
 # The pthread cases with workers (2, 3 and 7 threads; 1 thread has none) on the synthetic
 # shapes, down to 1 row and fewer rows than threads. Left out: the data/ images and the
 # 70x50 element, which exercise the pool no differently and whose instrumented reference
 # would take most of the time.
 "${run[@]}" "$tests/test_cross_backend" --gtest_brief=1 \
   --gtest_filter='*pthread_t2_*:*pthread_t3_*:*pthread_t7_*:ThreadedBackends.*-*_astronaut_*:*_camera_*:*_horse_*:*ellipse_70x50*'
-echo "tsan.sh: ThreadSanitizer found no data race in the pthread backend, the pipeline or the I/O"
+echo "tsan.sh: ThreadSanitizer found no data race in the pthread backend, the pipelines or the I/O"

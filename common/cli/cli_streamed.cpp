@@ -57,7 +57,7 @@ std::optional<StreamedJob> open_streamed_job(const Session& s, const Job& job) {
     if (s.args.strip_rows > 0) {
       throw UsageError(job.input.string() +
                        ": this file's format or layout is not read in "
-                       "strips (--strip-rows): PNG, TIFF, PNM and BMP are");
+                       "strips (--strip-rows): PNG, TIFF, PNM, BMP and baseline JPEG are");
     }
     return std::nullopt;
   }
@@ -74,7 +74,7 @@ std::optional<StreamedJob> open_streamed_job(const Session& s, const Job& job) {
     if (!streamed.writer) {
       throw UsageError(job.output.string() +
                        ": this format is not written in strips, which an image over "
-                       "--max-memory needs (write PNG, TIFF, PNM or BMP)");
+                       "--max-memory needs (write PNG, TIFF, PNM, BMP or JPEG)");
     }
   }
   StripOptions& options = streamed.options;

@@ -20,30 +20,15 @@
 #include <vector>
 
 #include "codecs.hpp"
+#include "jpeg_common.hpp"
 #include "orientation.hpp"
 #include "parfilter/error.hpp"
 
 namespace parfilter::io {
-namespace {
-
-/// A progressive JPEG can carry any number of scans, each a pass over the whole image: more
-/// than this is an attack on the decoder's time, not a photograph (libjpeg-turbo's own tools
-/// use a limit of this order).
-constexpr int kMaxScans = 500;
-constexpr int kExifMarker = JPEG_APP0 + 1;
-constexpr unsigned kMaxMarkerBytes = 0xffff;
-constexpr int kCmykChannels = 4;
-constexpr int kByteMax = 255;
-
-struct ErrorManager {
-  jpeg_error_mgr base{};
-  std::jmp_buf jump{};
-  char message[JMSG_LENGTH_MAX] = {};
-};
 
 extern "C" {
 [[noreturn]] void on_jpeg_error(j_common_ptr info) {
-  auto* errors = reinterpret_cast<ErrorManager*>(info->err);
+  auto* errors = reinterpret_cast<JpegErrors*>(info->err);
   (*info->err->format_message)(info, errors->message);
   std::longjmp(errors->jump, 1);
 }
@@ -63,16 +48,21 @@ void on_jpeg_message(j_common_ptr info, int level) {
 
 void on_jpeg_progress(j_common_ptr info) {
   auto* decompress = reinterpret_cast<j_decompress_ptr>(info);
-  if (info->is_decompressor && decompress->input_scan_number > kMaxScans) {
-    auto* errors = reinterpret_cast<ErrorManager*>(info->err);
+  if (info->is_decompressor && decompress->input_scan_number > kMaxJpegScans) {
+    auto* errors = reinterpret_cast<JpegErrors*>(info->err);
     std::snprintf(errors->message, sizeof errors->message,
-                  "more than %d scans (a progressive JPEG built to stall decoders)", kMaxScans);
+                  "more than %d scans (a progressive JPEG built to stall decoders)", kMaxJpegScans);
     std::longjmp(errors->jump, 1);
   }
 }
 }  // extern "C"
 
-/// Adobe CMYK (stored inverted, as Photoshop writes it) to RGB: R = C K / 255, and so on.
+void install_jpeg_errors(jpeg_error_mgr*& err, JpegErrors& errors) {
+  err = jpeg_std_error(&errors.base);
+  errors.base.error_exit = on_jpeg_error;
+  errors.base.emit_message = on_jpeg_message;
+}
+
 void cmyk_to_rgb(const std::uint8_t* cmyk, std::uint8_t* rgb, int width) {
   for (int x = 0; x < width; ++x, cmyk += kCmykChannels, rgb += 3) {
     const int k = cmyk[3];
@@ -82,13 +72,23 @@ void cmyk_to_rgb(const std::uint8_t* cmyk, std::uint8_t* rgb, int width) {
   }
 }
 
+int jpeg_exif_orientation(const jpeg_decompress_struct& info) {
+  for (jpeg_saved_marker_ptr m = info.marker_list; m != nullptr; m = m->next) {
+    if (m->marker == kJpegExifMarker) {
+      const int orientation = exif_orientation({m->data, m->data_length});
+      if (orientation != kOrientationUpright) return orientation;
+    }
+  }
+  return kOrientationUpright;
+}
+
+namespace {
+
 class JpegDecoder {
  public:
   JpegDecoder(std::span<const std::uint8_t> bytes, const LoadOptions& options)
       : bytes_(bytes), options_(options) {
-    info_.err = jpeg_std_error(&errors_.base);
-    errors_.base.error_exit = on_jpeg_error;
-    errors_.base.emit_message = on_jpeg_message;
+    install_jpeg_errors(info_.err, errors_);
     progress_.progress_monitor = on_jpeg_progress;
   }
   JpegDecoder(const JpegDecoder&) = delete;
@@ -110,7 +110,7 @@ class JpegDecoder {
     created_ = true;
     info_.progress = &progress_;
     jpeg_mem_src(&info_, bytes_.data(), static_cast<unsigned long>(bytes_.size()));
-    jpeg_save_markers(&info_, kExifMarker, kMaxMarkerBytes);
+    jpeg_save_markers(&info_, kJpegExifMarker, kMaxJpegMarkerBytes);
     jpeg_read_header(&info_, TRUE);
     const bool cmyk = info_.jpeg_color_space == JCS_CMYK || info_.jpeg_color_space == JCS_YCCK;
     const bool gray = info_.jpeg_color_space == JCS_GRAYSCALE;
@@ -118,7 +118,8 @@ class JpegDecoder {
     const int channels = gray ? 1 : 3;
     check_image_size(name, info_.image_width, info_.image_height, channels, options_.max_bytes);
     check_scan_volume(name);
-    orientation_ = options_.apply_exif_orientation ? find_orientation() : kOrientationUpright;
+    orientation_ =
+        options_.apply_exif_orientation ? jpeg_exif_orientation(info_) : kOrientationUpright;
     jpeg_start_decompress(&info_);
     image_ =
         decoder_image(static_cast<int>(info_.output_width), static_cast<int>(info_.output_height),
@@ -172,20 +173,10 @@ class JpegDecoder {
                    "x" + std::to_string(info_.image_height) + " frame");
   }
 
-  int find_orientation() const {
-    for (jpeg_saved_marker_ptr m = info_.marker_list; m != nullptr; m = m->next) {
-      if (m->marker == kExifMarker) {
-        const int orientation = exif_orientation({m->data, m->data_length});
-        if (orientation != kOrientationUpright) return orientation;
-      }
-    }
-    return kOrientationUpright;
-  }
-
   std::span<const std::uint8_t> bytes_;
   const LoadOptions& options_;
   jpeg_decompress_struct info_{};
-  ErrorManager errors_;
+  JpegErrors errors_;
   jpeg_progress_mgr progress_{};
   bool created_ = false;
   int orientation_ = kOrientationUpright;
@@ -195,11 +186,7 @@ class JpegDecoder {
 
 class JpegEncoder {
  public:
-  JpegEncoder() {
-    info_.err = jpeg_std_error(&errors_.base);
-    errors_.base.error_exit = on_jpeg_error;
-    errors_.base.emit_message = on_jpeg_message;
-  }
+  JpegEncoder() { install_jpeg_errors(info_.err, errors_); }
   JpegEncoder(const JpegEncoder&) = delete;
   JpegEncoder& operator=(const JpegEncoder&) = delete;
   ~JpegEncoder() {
@@ -235,7 +222,7 @@ class JpegEncoder {
 
  private:
   jpeg_compress_struct info_{};
-  ErrorManager errors_;
+  JpegErrors errors_;
   bool created_ = false;
   unsigned char* buffer_ = nullptr;
   unsigned long size_ = 0;  // NOLINT(google-runtime-int): libjpeg's type

@@ -61,6 +61,11 @@ std::unique_ptr<RowReader> open_row_reader(const std::filesystem::path& path,
     case io::Container::bmp:
       return io::open_bmp_row_reader(std::move(file), options);
     case io::Container::jpeg:
+#ifdef PARFILTER_HAVE_LIBJPEG_TURBO
+      return io::open_jpeg_row_reader(std::move(file), options);
+#else
+      return nullptr;
+#endif
     case io::Container::unknown:
       break;
   }
@@ -100,6 +105,11 @@ std::unique_ptr<RowWriter> open_row_writer(const std::filesystem::path& path,
     case ImageFormat::bmp:
       return io::open_bmp_row_writer(path, shape, options);
     case ImageFormat::jpeg:
+#ifdef PARFILTER_HAVE_LIBJPEG_TURBO
+      return io::open_jpeg_row_writer(path, shape, options);
+#else
+      return nullptr;
+#endif
     case ImageFormat::tga:
       break;
   }

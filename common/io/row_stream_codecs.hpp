@@ -35,6 +35,13 @@ void copy_rows(const std::uint8_t* rows, std::ptrdiff_t stride_bytes, std::uint8
 [[nodiscard]] std::unique_ptr<RowReader> open_bmp_row_reader(std::unique_ptr<InputFile> file,
                                                              const LoadOptions& options);
 
+/// A baseline JPEG that EXIF does not turn; null for a progressive one or one it turns.
+[[nodiscard]] std::unique_ptr<RowReader> open_jpeg_row_reader(std::unique_ptr<InputFile> file,
+                                                              const LoadOptions& options);
+[[nodiscard]] std::unique_ptr<RowWriter> open_jpeg_row_writer(const std::filesystem::path& path,
+                                                              const StreamShape& shape,
+                                                              const SaveOptions& options);
+
 [[nodiscard]] std::unique_ptr<RowWriter> open_tiff_row_writer(const std::filesystem::path& path,
                                                               const StreamShape& shape,
                                                               const SaveOptions& options);

@@ -131,6 +131,13 @@ std::vector<Variant> variants(bool rgba, bool sixteen_bits) {
   }
   if (!rgba) out.push_back({".pgm", SaveOptions{}, "pnm"});
   if (!sixteen_bits) out.push_back({".bmp", SaveOptions{}, "bmp"});
+  if (!sixteen_bits && io::have_fast_jpeg()) {
+    for (const int quality : {kDefaultJpegQuality, 50}) {
+      SaveOptions options;
+      options.jpeg_quality = quality;
+      out.push_back({".jpg", options, "jpeg quality " + std::to_string(quality)});
+    }
+  }
   return out;
 }
 
@@ -205,8 +212,9 @@ TEST(RowStream, ReadsBmpsOfSeveralChunksAndTopDownOnes) {
 
 TEST(RowStream, RewindReadsTheRowsAgain) {
   test::TempDir dir;
-  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp"}) {
+  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp", ".jpg"}) {
     if (extension == ".tif" && !io::have_tiff()) continue;
+    if (extension == ".jpg" && !io::have_fast_jpeg()) continue;
     const Image image = test_image(37, 23, 3, Depth::u8);
     const fs::path path = dir / ("image" + extension);
     save_image(image, path);
@@ -218,7 +226,7 @@ TEST(RowStream, RewindReadsTheRowsAgain) {
     reader->rewind();
     Image again(37, 23, 3);
     reader->read_rows(again.bytes(), stride, 23);
-    EXPECT_TRUE(test::same_image(image, again)) << extension;
+    EXPECT_TRUE(test::same_image(load_image(path), again)) << extension;
     EXPECT_GT(reader->held_bytes(), 0U);
   }
 }
@@ -227,8 +235,9 @@ bool one_line(const std::string& message) { return message.find('\n') == std::st
 
 TEST(RowStream, TruncatedFilesAreInputErrors) {
   test::TempDir dir;
-  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp"}) {
+  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp", ".jpg"}) {
     if (extension == ".tif" && !io::have_tiff()) continue;
+    if (extension == ".jpg" && !io::have_fast_jpeg()) continue;
     const Image image = test::noise_image(kWideWidth, 200, 3, 7);
     const fs::path path = dir / ("cut" + extension);
     save_image(image, path);
@@ -249,8 +258,9 @@ TEST(RowStream, TruncatedFilesAreInputErrors) {
 TEST(RowStream, AWriterWithoutCommitLeavesNoFile) {
   test::TempDir dir;
   const Image image = test_image(37, 23, 3, Depth::u8);
-  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp"}) {
+  for (const std::string extension : {".tif", ".png", ".ppm", ".bmp", ".jpg"}) {
     if (extension == ".tif" && !io::have_tiff()) continue;
+    if (extension == ".jpg" && !io::have_fast_jpeg()) continue;
     const fs::path fresh = dir / ("fresh" + extension);
     const fs::path existing = dir / ("existing" + extension);
     test::files::write_text(existing, "old");
@@ -268,7 +278,7 @@ TEST(RowStream, AWriterWithoutCommitLeavesNoFile) {
   }
 }
 
-TEST(RowStream, InterlacedPngJpegAndTgaAreNotStreamed) {
+TEST(RowStream, InterlacedPngAndTgaAreNotStreamed) {
   test::TempDir dir;
   const Image image = test_image(9, 7, 3, Depth::u8);
   save_image(image, dir / "image.png");
@@ -288,12 +298,15 @@ TEST(RowStream, InterlacedPngJpegAndTgaAreNotStreamed) {
   if (io::have_fast_png_decoder()) {
     EXPECT_FALSE(open_row_reader(dir / "interlaced.png"));
   }
-  save_image(image, dir / "image.jpg");
   save_image(image, dir / "image.tga");
-  EXPECT_FALSE(open_row_reader(dir / "image.jpg"));
   EXPECT_FALSE(open_row_reader(dir / "image.tga"));
-  EXPECT_FALSE(open_row_writer(dir / "out.jpg", shape_of(image)));
   EXPECT_FALSE(open_row_writer(dir / "out.tga", shape_of(image)));
+  // A baseline JPEG streams; one that EXIF turns is read whole, as load_image turns it.
+  if (io::have_fast_jpeg()) {
+    save_image(image, dir / "image.jpg");
+    EXPECT_TRUE(open_row_reader(dir / "image.jpg"));
+    EXPECT_TRUE(open_row_writer(dir / "out.jpg", shape_of(image)));
+  }
 }
 
 TEST(RowStream, RefusesWhatLoadImageAndSaveImageRefuse) {
