@@ -93,16 +93,23 @@ class JpegRowReader final : public RowReader {
     source_.base.skip_input_data = source_skip;
     source_.base.resync_to_restart = jpeg_resync_to_restart;
     source_.base.term_source = source_term;
-    if (!create(options.apply_exif_orientation)) fail_jpeg();
+    // A constructor that throws runs no destructor: libjpeg's memory goes before the error.
+    if (!create(options.apply_exif_orientation)) {
+      release();
+      fail_jpeg();
+    }
     const StreamShape shape = this->shape();
-    check_stream_size(file_->name(), shape.width, shape.height, shape.channels, Depth::u8, 1,
-                      options.max_bytes);
+    try {
+      check_stream_size(file_->name(), shape.width, shape.height, shape.channels, Depth::u8, 1,
+                        options.max_bytes);
+    } catch (...) {
+      release();
+      throw;
+    }
   }
   JpegRowReader(const JpegRowReader&) = delete;
   JpegRowReader& operator=(const JpegRowReader&) = delete;
-  ~JpegRowReader() override {
-    if (created_) jpeg_destroy_decompress(&info_);
-  }
+  ~JpegRowReader() override { release(); }
 
   /// Whether the rows come in order: not for a progressive file or one EXIF turns.
   [[nodiscard]] bool streams() const { return streams_; }
@@ -128,6 +135,11 @@ class JpegRowReader final : public RowReader {
   }
 
  private:
+  void release() {
+    if (created_) jpeg_destroy_decompress(&info_);
+    created_ = false;
+  }
+
   bool create(bool apply_exif_orientation) {
     if (setjmp(errors_.jump) != 0) return false;
     jpeg_create_decompress(&info_);
@@ -242,7 +254,11 @@ class JpegRowWriter final : public RowWriter {
     destination_.base.init_destination = destination_init;
     destination_.base.empty_output_buffer = destination_empty;
     destination_.base.term_destination = destination_term;
-    if (!start(shape)) fail_write();
+    if (!start(shape)) {
+      jpeg_destroy_compress(&info_);  // a constructor that throws runs no destructor
+      created_ = false;
+      fail_write();
+    }
   }
   JpegRowWriter(const JpegRowWriter&) = delete;
   JpegRowWriter& operator=(const JpegRowWriter&) = delete;
