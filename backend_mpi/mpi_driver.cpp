@@ -20,17 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The message of a failure, printed by the root.
-std::string message_of(const std::exception_ptr& failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown failure";
-  }
-}
-
 struct World {
   int rank = 0;
   bool is_root() const { return rank == 0; }
@@ -46,7 +35,7 @@ int on_root(const World& world, const JobRunner& runner, Step&& step) {
       step();
     } catch (...) {
       const std::exception_ptr failure = std::current_exception();
-      runner.error(message_of(failure));
+      runner.error(failure_message(failure));
       code = exit_code_for(failure);
     }
   }
@@ -81,7 +70,7 @@ int run_single(const JobRunner& runner, const World& world) {
     computed = runner.compute(runner.backend(), job, image);
   } catch (...) {
     const std::exception_ptr failure = std::current_exception();
-    if (world.is_root()) runner.error(message_of(failure));
+    if (world.is_root()) runner.error(failure_message(failure));
     return exit_code_for(failure);
   }
 

@@ -101,16 +101,6 @@ class DeferringWriter final : public RowWriter {
   std::exception_ptr failure_;
 };
 
-std::string message_of(const std::exception_ptr& failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown failure";
-  }
-}
-
 }  // namespace
 
 bool agree_streamed(const std::optional<StreamedJob>& streamed) {
@@ -165,7 +155,7 @@ int run_streamed_on_ranks(const JobRunner& runner, const CliJob& job,
     result = run_streamed(runner.backend(), runner.chain(), input, output, options);
   } catch (...) {
     const std::exception_ptr failure = job_failure_naming(job.input, std::current_exception());
-    if (root) runner.error(message_of(failure));
+    if (root) runner.error(failure_message(failure));
     code = exit_code_for(failure);
   }
   if (code == kExitSuccess && root) {
@@ -178,7 +168,7 @@ int run_streamed_on_ranks(const JobRunner& runner, const CliJob& job,
     } catch (...) {
       const std::exception_ptr failure =
           job_failure_naming(reading ? job.input : job.output, std::current_exception());
-      runner.error(message_of(failure));
+      runner.error(failure_message(failure));
       code = exit_code_for(failure);
     }
   }

@@ -144,6 +144,9 @@ using JobDriver = std::function<int(const JobRunner& runner)>;
 int cli_main(int argc, const char* const* argv, std::string_view backend_name,
              BackendFactory factory, const JobDriver& driver);
 
+/// A failure's message, as its one error line says it ("unknown failure" for a foreign one).
+[[nodiscard]] std::string failure_message(const std::exception_ptr& failure);
+
 /// The exit code a failure stands for: kExitBadInput for UsageError and InputError,
 /// kExitRuntimeFailure for anything else.
 [[nodiscard]] int exit_code_for(const std::exception_ptr& failure);

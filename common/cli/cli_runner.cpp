@@ -192,16 +192,6 @@ class SessionRunner final : public JobRunner {
 
   using Clock = std::chrono::steady_clock;
 
-  static std::string failure_message(const std::exception_ptr& failure) {
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      return e.what();
-    } catch (...) {
-      return "unknown failure";
-    }
-  }
-
   const Session& s_;
   const std::vector<Job>& jobs_;
   BackendOptions options_;
@@ -215,6 +205,16 @@ std::unique_ptr<JobRunner> make_job_runner(const Session& session, const std::ve
 }
 
 }  // namespace cli_detail
+
+std::string failure_message(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown failure";
+  }
+}
 
 int exit_code_for(const std::exception_ptr& failure) {
   try {
