@@ -1,7 +1,8 @@
 #include "parfilter/image_rows.hpp"
 
-#include <cstring>
 #include <stdexcept>
+
+#include "row_stream_codecs.hpp"
 
 namespace parfilter {
 namespace {
@@ -21,10 +22,9 @@ void ImageRowReader::read_rows(std::uint8_t* dst, std::ptrdiff_t stride_bytes, i
     throw std::logic_error("ImageRowReader: read past the last row");
   }
   const std::size_t bytes = row_bytes_of(image_);
-  for (int r = 0; r < count; ++r, ++next_) {
-    std::memcpy(dst + static_cast<std::ptrdiff_t>(r) * stride_bytes,
-                image_.bytes() + static_cast<std::size_t>(next_) * bytes, bytes);
-  }
+  io::copy_rows(image_.bytes() + static_cast<std::size_t>(next_) * bytes,
+                static_cast<std::ptrdiff_t>(bytes), dst, stride_bytes, bytes, count);
+  next_ += count;
 }
 
 ImageRowWriter::ImageRowWriter(const StreamShape& shape)
@@ -35,10 +35,9 @@ void ImageRowWriter::write_rows(const std::uint8_t* src, std::ptrdiff_t stride_b
     throw std::logic_error("ImageRowWriter: written past the last row");
   }
   const std::size_t bytes = row_bytes_of(image_);
-  for (int r = 0; r < count; ++r, ++next_) {
-    std::memcpy(image_.bytes() + static_cast<std::size_t>(next_) * bytes,
-                src + static_cast<std::ptrdiff_t>(r) * stride_bytes, bytes);
-  }
+  io::copy_rows(src, stride_bytes, image_.bytes() + static_cast<std::size_t>(next_) * bytes,
+                static_cast<std::ptrdiff_t>(bytes), bytes, count);
+  next_ += count;
 }
 
 void ImageRowWriter::commit() {

@@ -114,12 +114,4 @@ using HistogramCount = std::function<void(RowRange rows, HistogramBins& hist)>;
 /// Adds histogram `from` into `into`.
 void add_histogram(HistogramBins& into, const HistogramBins& from);
 
-// Pooling ----------------------------------------------------------------------------------
-
-/// The input rows under output rows `rows` of the pool of an image `height` tall.
-[[nodiscard]] constexpr RowRange pool_input_rows(RowRange rows, int height) {
-  return {kPoolStride * rows.begin,
-          kPoolStride * rows.end < height ? kPoolStride * rows.end : height};
-}
-
 }  // namespace parfilter

@@ -34,7 +34,7 @@ RowRange band_input_rows(const OpChain& segment, int height, int channels, RowRa
   for (std::size_t i = segment.size(); i-- > 0;) {
     const int step_height = heights[i];
     if (op_info(segment[i].op).traits.reach == RowReach::stride) {
-      rows = {kPoolStride * rows.begin, std::min(kPoolStride * rows.end, step_height)};
+      rows = pool_input_rows(rows, step_height);
     } else {
       const int halo = row_halo_of(segment[i].op, segment[i].params);
       rows = {std::max(0, rows.begin - halo), std::min(step_height, rows.end + halo)};

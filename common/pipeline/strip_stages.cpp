@@ -7,25 +7,9 @@
 #include <stdexcept>
 
 #include "parfilter/strip_plan.hpp"
+#include "row_stream_codecs.hpp"
 
 namespace parfilter::strips {
-namespace {
-
-StreamShape shape_after(const OpChain& segment, const StreamShape& input) {
-  ImageShape shape{input.width, input.height, input.channels};
-  for (const OpStep& step : segment) shape = result_shape(step.op, shape);
-  return {shape.width, shape.height, shape.channels, input.depth};
-}
-
-void copy_rows(const std::uint8_t* src, std::size_t src_stride, std::uint8_t* dst,
-               std::ptrdiff_t dst_stride, std::size_t row_bytes, int rows) {
-  for (int r = 0; r < rows; ++r) {
-    std::memcpy(dst + static_cast<std::ptrdiff_t>(r) * dst_stride,
-                src + static_cast<std::size_t>(r) * src_stride, row_bytes);
-  }
-}
-
-}  // namespace
 
 RowWindow::RowWindow(RowStage& upstream, int capacity)
     : upstream_(upstream),
@@ -67,7 +51,7 @@ BandStage::BandStage(Backend& backend, OpChain segment, RowStage& upstream, int 
     : backend_(backend),
       segment_(std::move(segment)),
       input_(upstream.shape()),
-      shape_(shape_after(segment_, input_)),
+      shape_(streamed_result_shape(segment_, input_)),
       strip_rows_(std::max(strip_rows, 1)),
       follower_(follower),
       window_(upstream,
@@ -80,8 +64,8 @@ void BandStage::read(std::uint8_t* dst, std::ptrdiff_t stride, int count) {
     if (next_ >= strip_rows_at_.end) run_next_strip();
     const int rows = std::min(count, strip_rows_at_.end - next_);
     if (!follower_) {
-      copy_rows(strip_.bytes() + static_cast<std::size_t>(next_ - strip_first_) * row_bytes,
-                row_bytes, dst, stride, row_bytes, rows);
+      io::copy_rows(strip_.bytes() + static_cast<std::size_t>(next_ - strip_first_) * row_bytes,
+                    static_cast<std::ptrdiff_t>(row_bytes), dst, stride, row_bytes, rows);
     }
     dst += static_cast<std::ptrdiff_t>(rows) * stride;
     count -= rows;
@@ -104,8 +88,9 @@ void BandStage::run_next_strip() {
   } else {
     // run_chain_16 takes an image of its own: the slab's rows copied into one.
     Image slab = Image::uninitialized(input_.width, need.size(), input_.channels, Depth::u16);
-    copy_rows(window_.row(need.begin), window_.row_bytes(), slab.bytes(),
-              static_cast<std::ptrdiff_t>(window_.row_bytes()), window_.row_bytes(), need.size());
+    const auto stride = static_cast<std::ptrdiff_t>(window_.row_bytes());
+    io::copy_rows(window_.row(need.begin), stride, slab.bytes(), stride, window_.row_bytes(),
+                  need.size());
     out = backend_.run_chain_16(segment_, slab, &times);
   }
   add_stage_times(times_, times);

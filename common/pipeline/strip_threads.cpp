@@ -1,8 +1,9 @@
 #include "strip_threads.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
+
+#include "row_stream_codecs.hpp"
 
 namespace parfilter::strips {
 
@@ -94,11 +95,8 @@ void PrefetchStage::read(std::uint8_t* dst, std::ptrdiff_t stride, int count) {
       used_ = 0;
     }
     const int rows = std::min(count, current_.count - used_);
-    for (int r = 0; r < rows; ++r) {
-      std::memcpy(dst + static_cast<std::ptrdiff_t>(r) * stride,
-                  current_.rows.data() + static_cast<std::size_t>(used_ + r) * row_bytes,
-                  row_bytes);
-    }
+    io::copy_rows(current_.rows.data() + static_cast<std::size_t>(used_) * row_bytes,
+                  static_cast<std::ptrdiff_t>(row_bytes), dst, stride, row_bytes, rows);
     dst += static_cast<std::ptrdiff_t>(rows) * stride;
     used_ += rows;
     count -= rows;

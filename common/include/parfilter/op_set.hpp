@@ -218,6 +218,11 @@ struct ImageShape {
 inline constexpr int kPoolStride = 2;
 /// ceil(n / 2): pool's output extent for an input extent n.
 [[nodiscard]] constexpr int pool_extent(int n) { return (n + kPoolStride - 1) / kPoolStride; }
+/// The input rows under output rows `rows` of the pool of an image `height` tall.
+[[nodiscard]] constexpr RowRange pool_input_rows(RowRange rows, int height) {
+  return {kPoolStride * rows.begin,
+          kPoolStride * rows.end < height ? kPoolStride * rows.end : height};
+}
 
 inline constexpr int kHistogramBins = 256;
 using HistogramBins = std::array<std::uint64_t, kHistogramBins>;
