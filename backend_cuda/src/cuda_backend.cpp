@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "parfilter/backend.hpp"
 #include "parfilter/backends/cuda.hpp"
 #include "parfilter/error.hpp"
+#include "parfilter/in_flight_ring.hpp"
 #include "pinned_pool.hpp"
 #include "transfers.hpp"
 
@@ -159,63 +159,40 @@ class CudaBackend final : public Backend {
       return;
     }
     use_device();
-    struct Slot {
-      std::size_t index = 0;
-      std::optional<Pending> pending;
-    };
-    std::vector<Slot> slots(kBatchSlots);
-    const auto retire = [&](std::size_t s) {
-      Slot& slot = slots[s];
-      if (!slot.pending) return;
-      Pending pending = std::move(*slot.pending);
-      slot.pending.reset();
-      StageTimes times;
-      OpOutput output;
-      try {
-        output = finish(workspace(s), pending, &times);
-      } catch (...) {
-        callbacks.failed(slot.index, std::current_exception());
-        return;
-      }
-      callbacks.done(slot.index, std::move(output), times);
-    };
-    std::size_t started = 0;
-    for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
-      if (input->image.depth() != Depth::u8) {
-        // One 16-bit image at a time, after the images in flight (results in input order).
-        for (std::size_t k = 0; k < kBatchSlots; ++k) retire((started + k) % kBatchSlots);
-        run_one_16(resolved, std::move(*input), callbacks);
-        continue;
-      }
-      const std::size_t s = started++ % kBatchSlots;
-      retire(s);  // the oldest image in flight, so results arrive in input order
-      try {
-        slots[s].index = input->index;
-        const ConstImageView view = input->image.view();
-        slots[s].pending = start(workspace(s), resolved, view, &input->image);
-        // The upload may still read the input (unless it became the result's buffer): it
-        // lives until the slot retires.
-        slots[s].pending->input = std::move(input->image);
-      } catch (...) {
-        callbacks.failed(input->index, std::current_exception());
-      }
-    }
-    for (std::size_t k = 0; k < kBatchSlots; ++k) retire((started + k) % kBatchSlots);
+    InFlight ring{*this, resolved};
+    run_in_flight(ring, kBatchSlots, callbacks);
   }
 
  private:
-  void run_one_16(const OpChain& resolved, BatchInput input, const BatchCallbacks& callbacks) {
-    StageTimes times;
-    OpOutput output;
-    try {
-      CUDA_CHECK(cudaSetDevice(device_));
-      output = cuda::run_chain_16(workspace(0), resolved, input.image, pinned_results_, &times);
-    } catch (...) {
-      callbacks.failed(input.index, std::current_exception());
-      return;
+  /// The in-flight ring's device half (in_flight_ring.hpp): slot s is workspace s.
+  struct InFlight {
+    using Pending = parfilter::Pending;
+    CudaBackend& backend;
+    const OpChain& chain;
+
+    Pending start(std::size_t slot, BatchInput& input) {
+      const ConstImageView view = input.image.view();
+      Pending pending = backend.start(backend.workspace(slot), chain, view, &input.image);
+      // The upload may still read the input (unless it became the result's buffer): it lives
+      // until the slot retires.
+      pending.input = std::move(input.image);
+      return pending;
     }
-    callbacks.done(input.index, std::move(output), times);
-  }
+    OpOutput finish(std::size_t slot, Pending& pending, StageTimes* times) {
+      return backend.finish(backend.workspace(slot), pending, times);
+    }
+    static bool overlaps(const BatchInput& input) { return input.image.depth() == Depth::u8; }
+    OpOutput run_alone(std::size_t slot, BatchInput& input, StageTimes* times) {
+      CUDA_CHECK(cudaSetDevice(backend.device_));
+      return cuda::run_chain_16(backend.workspace(slot), chain, input.image,
+                                backend.pinned_results_, times);
+    }
+    void abandon(std::size_t slot) noexcept {
+      Workspace& ws = backend.workspace(slot);
+      ws.gate.open();
+      (void)cudaStreamSynchronize(ws.stream.get());  // its error is the batch's, already met
+    }
+  };
 
   OpChain resolve(const OpChain& chain) {
     OpChain resolved = resolve_chain(*this, chain);

@@ -18,6 +18,7 @@
 #include "host_while_starting.hpp"
 #include "parfilter/backends/opencl.hpp"
 #include "parfilter/error.hpp"
+#include "parfilter/in_flight_ring.hpp"
 
 namespace parfilter {
 namespace {
@@ -148,63 +149,31 @@ class OpenClBackend final : public Backend {
       return;
     }
     Runtime& rt = use_device();
-    struct Slot {
-      std::size_t index = 0;
-      std::optional<PendingImage> pending;
-      LanePool::Lease lane;  // declared last: its queue drains before `pending` is released
-    };
-    std::vector<Slot> slots;
-    for (std::size_t s = 0; s < kBatchLanes; ++s) {
-      slots.push_back({0, std::nullopt, lanes_.lease(rt)});
-    }
-    const auto retire = [&](Slot& slot) {
-      if (!slot.pending) return;
-      PendingImage pending = std::move(*slot.pending);
-      slot.pending.reset();
-      StageTimes times;
-      OpOutput output;
-      try {
-        output = opencl::finish_chain(*slot.lane, pending, &times);
-      } catch (...) {
-        callbacks.failed(slot.index, std::current_exception());
-        return;
-      }
-      callbacks.done(slot.index, std::move(output), times);
-    };
-    std::size_t started = 0;
-    for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
-      if (input->image.depth() != Depth::u8) {
-        // One 16-bit image at a time, after the images in flight (results in input order).
-        for (std::size_t k = 0; k < kBatchLanes; ++k) retire(slots[(started + k) % kBatchLanes]);
-        run_one_16(*slots[started % kBatchLanes].lane, resolved, std::move(*input), callbacks);
-        continue;
-      }
-      Slot& slot = slots[started++ % kBatchLanes];
-      retire(slot);  // the oldest image in flight, so results arrive in input order
-      try {
-        slot.index = input->index;
-        const ConstImageView view = input->image.view();
-        slot.pending = opencl::start_chain(*slot.lane, resolved, view, &input->image);
-      } catch (...) {
-        callbacks.failed(input->index, std::current_exception());
-      }
-    }
-    for (std::size_t k = 0; k < kBatchLanes; ++k) retire(slots[(started + k) % kBatchLanes]);
+    InFlight ring{resolved, {}};
+    for (std::size_t s = 0; s < kBatchLanes; ++s) ring.lanes.push_back(lanes_.lease(rt));
+    run_in_flight(ring, kBatchLanes, callbacks);
   }
 
  private:
-  static void run_one_16(Lane& lane, const OpChain& resolved, BatchInput input,
-                         const BatchCallbacks& callbacks) {
-    StageTimes times;
-    OpOutput output;
-    try {
-      output = opencl::run_chain_16(lane, resolved, input.image, &times);
-    } catch (...) {
-      callbacks.failed(input.index, std::current_exception());
-      return;
+  /// The in-flight ring's device half (in_flight_ring.hpp): slot s is lane s.
+  struct InFlight {
+    using Pending = PendingImage;
+    const OpChain& chain;
+    std::vector<LanePool::Lease> lanes;
+
+    Pending start(std::size_t slot, BatchInput& input) {
+      const ConstImageView view = input.image.view();
+      return opencl::start_chain(*lanes[slot], chain, view, &input.image);
     }
-    callbacks.done(input.index, std::move(output), times);
-  }
+    OpOutput finish(std::size_t slot, Pending& pending, StageTimes* times) {
+      return opencl::finish_chain(*lanes[slot], pending, times);
+    }
+    static bool overlaps(const BatchInput& input) { return input.image.depth() == Depth::u8; }
+    OpOutput run_alone(std::size_t slot, BatchInput& input, StageTimes* times) {
+      return opencl::run_chain_16(*lanes[slot], chain, input.image, times);
+    }
+    void abandon(std::size_t slot) noexcept { (*lanes[slot]).drain(); }
+  };
 
   /// This machine's platforms and devices, and the one chosen.
   struct Probe {

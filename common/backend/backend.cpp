@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "parfilter/error.hpp"
+#include "parfilter/in_flight_ring.hpp"
 
 namespace parfilter {
 
@@ -74,15 +75,8 @@ OpOutput run_chain_on(Backend& backend, const OpChain& chain, const Image& input
 
 void Backend::run_batch(const OpChain& chain, const BatchCallbacks& callbacks) {
   for (std::optional<BatchInput> input = callbacks.next(); input; input = callbacks.next()) {
-    StageTimes times;
-    OpOutput output;
-    try {
-      output = run_chain_on(*this, chain, input->image, &times);
-    } catch (...) {
-      callbacks.failed(input->index, std::current_exception());
-      continue;
-    }
-    callbacks.done(input->index, std::move(output), times);
+    report_run(callbacks, input->index,
+               [&](StageTimes* times) { return run_chain_on(*this, chain, input->image, times); });
   }
 }
 

@@ -23,6 +23,10 @@ std::string mebibytes(std::uint64_t bytes) {
   return std::to_string((bytes + kMebibyte - 1) / kMebibyte) + " MiB";
 }
 
+/// A device's strips are this many times the host's: each transfer and launch has a fixed
+/// cost (tens of microseconds) that larger strips amortize, and a strip must fill the GPU.
+constexpr std::size_t kDeviceStripScale = 8;
+
 /// A quarter: the process's own share of a limit beside its strips.
 constexpr std::uint64_t kBudgetShare = 4;
 constexpr const char* kCgroupMemoryMax = "/sys/fs/cgroup/memory.max";
@@ -76,6 +80,9 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
   StripOptions tuned = options;
   strips::StageList stages;
   const bool overlapped = options.threads > 1;  // decoding and encoding beside the compute
+  // A device backend overlaps its strips' transfers and kernels on its in-flight ring.
+  const bool on_device_ring =
+      !backend.computes_on_host() && backend.batch_depth() > 1 && !options.follower;
   std::uint64_t held = 0;
   int write_rows = 1;
   for (;;) {
@@ -89,9 +96,16 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
       strips::RowStage& upstream = stages.last();
       if (runs_on_bands(segment.front().op)) {
         const StreamShape shape = streamed_result_shape(segment, upstream.shape());
-        const int rows = strips::strip_rows_for(shape, segment_halo(segment), tuned);
-        stages.add(std::make_unique<strips::BandStage>(backend, segment, upstream, rows,
-                                                       options.follower));
+        if (on_device_ring) {
+          StripOptions device_strips = tuned;
+          device_strips.strip_bytes *= kDeviceStripScale;
+          const int rows = strips::strip_rows_for(shape, segment_halo(segment), device_strips);
+          stages.add(std::make_unique<strips::DeviceBandStage>(backend, segment, upstream, rows));
+        } else {
+          const int rows = strips::strip_rows_for(shape, segment_halo(segment), tuned);
+          stages.add(std::make_unique<strips::BandStage>(backend, segment, upstream, rows,
+                                                         options.follower));
+        }
       } else {
         stages.add(strips::make_global_stage(segment.front(), upstream, tuned));
       }
@@ -121,7 +135,7 @@ OpOutput run_streamed(Backend& backend, const OpChain& chain, RowReader& input, 
     const auto stride = static_cast<std::ptrdiff_t>(out_shape.row_bytes());
     std::optional<strips::WriterThread> writer;
     if (overlapped) writer.emplace(*output, out_shape.row_bytes());
-    strips::StripQueue::Strip strip;
+    strips::RowStrip strip;
     for (int done = 0; done < out_shape.height;) {
       const int count = std::min(write_rows, out_shape.height - done);
       strip.count = count;

@@ -46,6 +46,19 @@ void RowWindow::rewind() {
   rows_ = {};
 }
 
+int strip_result_first_row(const OpChain& segment, RowRange need) {
+  return op_info(segment.front().op).traits.reach == RowReach::stride ? need.begin / kPoolStride
+                                                                      : need.begin;
+}
+
+void check_strip_result(const Image& result, const StreamShape& shape, int first_row,
+                        RowRange band) {
+  if (result.width() != shape.width || result.channels() != shape.channels ||
+      first_row > band.begin || first_row + result.height() < band.end) {
+    throw std::logic_error("a strip: the backend's result has the wrong shape");
+  }
+}
+
 BandStage::BandStage(Backend& backend, OpChain segment, RowStage& upstream, int strip_rows,
                      bool follower)
     : backend_(backend),
@@ -94,16 +107,11 @@ void BandStage::run_next_strip() {
     out = backend_.run_chain_16(segment_, slab, &times);
   }
   add_stage_times(times_, times);
-  strip_first_ = op_info(segment_.front().op).traits.reach == RowReach::stride
-                     ? need.begin / kPoolStride
-                     : need.begin;
+  strip_first_ = strip_result_first_row(segment_, need);
   strip_ = std::move(out.image);
   strip_rows_at_ = band;
   if (follower_) return;  // the root keeps the result
-  if (strip_.width() != shape_.width || strip_.channels() != shape_.channels ||
-      strip_first_ > band.begin || strip_first_ + strip_.height() < band.end) {
-    throw std::logic_error("BandStage: the backend's strip result has the wrong shape");
-  }
+  check_strip_result(strip_, shape_, strip_first_, band);
 }
 
 void BandStage::rewind() {

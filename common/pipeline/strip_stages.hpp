@@ -88,6 +88,13 @@ class RowWindow {
   RowRange rows_{};
 };
 
+/// The output row that row 0 of a band segment's result on input rows `need` is.
+[[nodiscard]] int strip_result_first_row(const OpChain& segment, RowRange need);
+/// Throws unless a strip's result, its row 0 being output row `first_row`, covers `band` of an
+/// image of `shape`.
+void check_strip_result(const Image& result, const StreamShape& shape, int first_row,
+                        RowRange band);
+
 /// A run of steps that read only rows near their output (band_segments), on the backend,
 /// `strip_rows` output rows at a time, each strip with its halo as an image of its own.
 class BandStage final : public RowStage {

@@ -7,35 +7,6 @@
 
 namespace parfilter::strips {
 
-bool StripQueue::push(Strip strip) {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return closed_ || strips_.size() < slots_; });
-  if (closed_) return false;
-  strips_.push_back(std::move(strip));
-  changed_.notify_all();
-  return true;
-}
-
-bool StripQueue::pop(Strip& strip) {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return closed_ || !strips_.empty(); });
-  if (!strips_.empty()) {
-    strip = std::move(strips_.front());
-    strips_.pop_front();
-    changed_.notify_all();
-    return true;
-  }
-  if (failure_) std::rethrow_exception(failure_);
-  return false;
-}
-
-void StripQueue::close(std::exception_ptr failure) {
-  const std::lock_guard lock(mutex_);
-  closed_ = true;
-  if (failure && !failure_) failure_ = std::move(failure);
-  changed_.notify_all();
-}
-
 Bytes StripBuffers::take(std::size_t bytes) {
   Bytes buffer;
   {
@@ -64,7 +35,7 @@ void PrefetchStage::start() {
     const std::size_t row_bytes = shape.row_bytes();
     try {
       for (int row = 0; row < shape.height; row += strip_rows_) {
-        StripQueue::Strip strip;
+        RowStrip strip;
         strip.count = std::min(strip_rows_, shape.height - row);
         strip.rows = buffers_.take(static_cast<std::size_t>(strip.count) * row_bytes);
         upstream_.read(strip.rows.data(), static_cast<std::ptrdiff_t>(row_bytes), strip.count);
@@ -119,7 +90,7 @@ WriterThread::WriterThread(RowWriter& writer, std::size_t row_bytes)
     : writer_(writer), row_bytes_(row_bytes), queue_(kQueuedStrips) {
   thread_ = std::thread([this] {
     try {
-      StripQueue::Strip strip;
+      RowStrip strip;
       while (queue_.pop(strip)) {
         writer_.write_rows(strip.rows.data(), static_cast<std::ptrdiff_t>(row_bytes_), strip.count);
       }
@@ -138,7 +109,7 @@ WriterThread::~WriterThread() {
   if (thread_.joinable()) thread_.join();
 }
 
-void WriterThread::write(StripQueue::Strip strip) {
+void WriterThread::write(RowStrip strip) {
   if (!queue_.push(std::move(strip))) finish();
 }
 

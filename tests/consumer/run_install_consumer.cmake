@@ -39,6 +39,7 @@ endif()
 
 # ---- only public headers
 set(public_headers backend.hpp cli.hpp error.hpp histogram_output.hpp host_buffer_pool.hpp image.hpp
+    in_flight_ring.hpp
     image_io.hpp image_rows.hpp op_set.hpp pipeline.hpp row_stream.hpp strip_pipeline.hpp
     strip_plan.hpp)
 file(GLOB_RECURSE installed RELATIVE ${prefix}/include/parfilter ${prefix}/include/parfilter/*)
