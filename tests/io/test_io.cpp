@@ -144,31 +144,21 @@ TEST_P(SaveLoadJpeg, IsCloseForEveryChannelCount) {
 
 PARFILTER_ON_BOTH_PATHS(LoadPng);
 
-/// A 16-bit image of these samples.
-Image image16(int width, int height, int channels, std::initializer_list<int> samples) {
-  Image image(width, height, channels, Depth::u16);
-  int i = 0;
-  for (const int v : samples) {
-    image.set_sample(i / channels % width, i / channels / width, i % channels, v);
-    ++i;
-  }
-  return image;
-}
-
 TEST_P(LoadPng, SixteenBitGrayStaysSixteenBit) {
   test::TempDir dir;
   write_bytes(dir / "gray16.png",
               make_png(3, 1, 16, kGray, {{0x12, 0x34, 0xab, 0xcd, 0xff, 0xff}}));
-  EXPECT_EQ(image16(3, 1, 1, {0x1234, 0xabcd, 0xffff}), load(dir / "gray16.png"));
+  EXPECT_EQ(test::make_image_16(3, 1, 1, {0x1234, 0xabcd, 0xffff}), load(dir / "gray16.png"));
 }
 
 TEST_P(LoadPng, SixteenBitRgbAndRgbaStaySixteenBit) {
   test::TempDir dir;
   write_bytes(dir / "rgb16.png",
               make_png(1, 2, 16, kRgb, {{1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12}}));
-  EXPECT_EQ(image16(1, 2, 3, {0x102, 0x304, 0x506, 0x708, 0x90a, 0xb0c}), load(dir / "rgb16.png"));
+  EXPECT_EQ(test::make_image_16(1, 2, 3, {0x102, 0x304, 0x506, 0x708, 0x90a, 0xb0c}),
+            load(dir / "rgb16.png"));
   write_bytes(dir / "rgba16.png", make_png(1, 1, 16, kRgba, {{1, 2, 3, 4, 5, 6, 7, 8}}));
-  EXPECT_EQ(image16(1, 1, 4, {0x102, 0x304, 0x506, 0x708}), load(dir / "rgba16.png"));
+  EXPECT_EQ(test::make_image_16(1, 1, 4, {0x102, 0x304, 0x506, 0x708}), load(dir / "rgba16.png"));
 }
 
 TEST_P(LoadPng, GrayAlphaBecomesRgba) {
@@ -177,7 +167,7 @@ TEST_P(LoadPng, GrayAlphaBecomesRgba) {
   EXPECT_TRUE(test::same_image(test::make_image(2, 1, 4, {10, 10, 10, 200, 30, 30, 30, 40}),
                                load(dir / "ga.png")));
   write_bytes(dir / "ga16.png", make_png(1, 1, 16, kGrayAlpha, {{0x80, 1, 0x40, 2}}));
-  EXPECT_EQ(image16(1, 1, 4, {0x8001, 0x8001, 0x8001, 0x4002}), load(dir / "ga16.png"));
+  EXPECT_EQ(test::make_image_16(1, 1, 4, {0x8001, 0x8001, 0x8001, 0x4002}), load(dir / "ga16.png"));
 }
 
 TEST_P(LoadPng, ColourKeyTransparencyGivesRgba) {
@@ -228,12 +218,12 @@ TEST_P(LoadPnm, BinaryGrayAndColorWithComments) {
 TEST_P(LoadPnm, SixteenBitStaysSixteenBit) {
   test::TempDir dir;
   write_text(dir / "g16.pgm", std::string("P5 2 1 65535\n") + "\xab\xcd\x01\x02");
-  EXPECT_EQ(image16(2, 1, 1, {0xabcd, 0x0102}), load(dir / "g16.pgm"));
+  EXPECT_EQ(test::make_image_16(2, 1, 1, {0xabcd, 0x0102}), load(dir / "g16.pgm"));
   write_text(dir / "c16.ppm", std::string("P6 1 1 65535\n") + "\x12\x34\x56\x78\x9a\xbc");
-  EXPECT_EQ(image16(1, 1, 3, {0x1234, 0x5678, 0x9abc}), load(dir / "c16.ppm"));
+  EXPECT_EQ(test::make_image_16(1, 1, 3, {0x1234, 0x5678, 0x9abc}), load(dir / "c16.ppm"));
   // 12-bit data (maxval 4095) keeps its values, clamped to maxval.
   write_text(dir / "g12.pgm", std::string("P5 2 1 4095\n") + "\x0f\xff\x10\x01");
-  EXPECT_EQ(image16(2, 1, 1, {4095, 4095}), load(dir / "g12.pgm"));
+  EXPECT_EQ(test::make_image_16(2, 1, 1, {4095, 4095}), load(dir / "g12.pgm"));
 }
 
 PARFILTER_ON_BOTH_PATHS(LoadTga);

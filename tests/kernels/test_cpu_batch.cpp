@@ -117,6 +117,8 @@ struct Batch {
       return out;
     };
   }
+  /// The batch through run_images_side_by_side on `scheduler`.
+  void run_on(RowScheduler& scheduler) { run_images_side_by_side(scheduler, callbacks(), run()); }
   [[nodiscard]] bool size_hint_side_by_side() const { return count >= kBlocks; }
   /// Input i is i + 1 pixels wide.
   static std::size_t given_index(const ConstImageView& input) {
@@ -142,7 +144,7 @@ TEST(ImagesSideBySide, ReportEveryImageOnceAndRunSeveralAtOnce) {
   Batch batch;
   batch.count = 13;
   ThreadPerBlock scheduler;
-  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  batch.run_on(scheduler);
   EXPECT_EQ(sorted(batch.done), first(batch.count));
   EXPECT_TRUE(batch.failed.empty());
   EXPECT_GT(batch.most_at_once, 1);
@@ -153,7 +155,7 @@ TEST(ImagesSideBySide, ASmallerBatchRunsOneImageAtATimeOverEveryBlock) {
   Batch batch;
   batch.count = kBlocks - 1;
   ThreadPerBlock scheduler;
-  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  batch.run_on(scheduler);
   EXPECT_EQ(batch.done, first(batch.count));
   EXPECT_EQ(batch.most_at_once, 1);
 }
@@ -162,7 +164,7 @@ TEST(ImagesSideBySide, FinishWhenTheBlocksRunInTurn) {
   Batch batch;
   batch.count = 9;
   BlocksInTurn scheduler;
-  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  batch.run_on(scheduler);
   EXPECT_EQ(sorted(batch.done), first(batch.count));
 }
 
@@ -171,8 +173,7 @@ TEST(ImagesSideBySide, AFailingNextEndsTheBatchAfterReportingWhatItGave) {
   batch.count = 10;
   batch.fail_next_at = 6;
   ThreadPerBlock scheduler;
-  EXPECT_THROW(run_images_side_by_side(scheduler, batch.callbacks(), batch.run()),
-               std::runtime_error);
+  EXPECT_THROW(batch.run_on(scheduler), std::runtime_error);
   EXPECT_EQ(sorted(batch.done), first(batch.fail_next_at));
 }
 
@@ -181,7 +182,7 @@ TEST(ImagesAsTasks, ReportEveryImageOnceAndRunSeveralAtOnceOnTheLentThreads) {
   batch.count = 13;
   batch.lend_threads = true;
   UnusedTeam scheduler;
-  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  batch.run_on(scheduler);
   EXPECT_EQ(sorted(batch.done), first(batch.count));
   EXPECT_TRUE(batch.failed.empty());
   EXPECT_EQ(batch.task_threads.size(), batch.count);
@@ -195,7 +196,7 @@ TEST(ImagesAsTasks, HoldNoMoreImagesThanTheLentThreads) {
   batch.lend_threads = true;
   batch.lent_threads = 2;  // fewer than the blocks: a window of 2 + 2 images would fill
   UnusedTeam scheduler;
-  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  batch.run_on(scheduler);
   EXPECT_EQ(sorted(batch.done), first(batch.count));
   EXPECT_LE(batch.most_at_once, 2);
 }
@@ -206,7 +207,7 @@ TEST(ImagesAsTasks, AnImageWhoseTaskCannotBeQueuedFailsAloneAndTheBatchGoesOn) {
   batch.lend_threads = true;
   batch.unqueued = 4;
   UnusedTeam scheduler;
-  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  batch.run_on(scheduler);
   std::vector<std::size_t> others = first(batch.count);
   others.erase(others.begin() + 4);
   EXPECT_EQ(sorted(batch.done), others);
@@ -218,7 +219,7 @@ TEST(ImagesAsTasks, ASmallerBatchStillRunsOverEveryBlock) {
   batch.count = kBlocks - 1;
   batch.lend_threads = true;
   ThreadPerBlock scheduler;
-  run_images_side_by_side(scheduler, batch.callbacks(), batch.run());
+  batch.run_on(scheduler);
   EXPECT_EQ(batch.done, first(batch.count));
   EXPECT_TRUE(batch.task_threads.empty());
 }
@@ -229,8 +230,7 @@ TEST(ImagesAsTasks, AFailingNextEndsTheBatchAfterReportingWhatItGave) {
   batch.fail_next_at = 6;
   batch.lend_threads = true;
   UnusedTeam scheduler;
-  EXPECT_THROW(run_images_side_by_side(scheduler, batch.callbacks(), batch.run()),
-               std::runtime_error);
+  EXPECT_THROW(batch.run_on(scheduler), std::runtime_error);
   EXPECT_EQ(sorted(batch.done), first(batch.fail_next_at));
 }
 

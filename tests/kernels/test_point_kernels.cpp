@@ -137,19 +137,11 @@ TEST(PointKernels, ColourEqualizeMatchesTheSpecAtEveryWidth) {
 }
 
 TEST(PointKernels, ColourEqualizeOnEveryColour) {
-  constexpr int kSide = 4096;  ///< kSide^2 = 2^24 pixels, pixel i holds (i >> 16, i >> 8, i)
-  constexpr int kByte = 8;
-  Image src = Image::uninitialized(kSide, kSide, 3);
-  for (int y = 0; y < kSide; ++y) {
-    for (int x = 0; x < kSide; ++x) {
-      const int i = y * kSide + x;
-      for (int c = 0; c < 3; ++c)
-        src.at(x, y, c) = static_cast<std::uint8_t>(i >> (kByte * (2 - c)));
-    }
-  }
-  Image dst = Image::uninitialized(kSide, kSide, 3);
+  const Image src = test::every_colour_image();
+  const int side = src.width();
+  Image dst = Image::uninitialized(side, side, 3);
   for (const auto& lut : equalize_luts()) {
-    kernels::equalize_color_rows(src.view(), dst.view(), {0, kSide}, lut);
+    kernels::equalize_color_rows(src.view(), dst.view(), {0, side}, lut);
     expect_colour_equalized(src, dst, lut);
   }
 }

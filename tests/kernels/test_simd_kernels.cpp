@@ -235,25 +235,17 @@ TEST_P(SimdLoops, Morphology) {
 /// Gray and colour equalization on all 2^24 colours, against the spec's per-pixel formulas.
 TEST_P(SimdLoops, EveryColour) {
   if (!vector_target()) GTEST_SKIP() << "no SIMD loops on " << GetParam();
-  constexpr int kSide = 4096;  ///< kSide^2 = 2^24 pixels, pixel i holds (i >> 16, i >> 8, i)
-  constexpr int kByte = 8;
-  Image src = Image::uninitialized(kSide, kSide, 3);
-  for (int y = 0; y < kSide; ++y) {
-    for (int x = 0; x < kSide; ++x) {
-      const int i = y * kSide + x;
-      for (int c = 0; c < 3; ++c)
-        src.at(x, y, c) = static_cast<std::uint8_t>(i >> (kByte * (2 - c)));
-    }
-  }
-  const RowRange all{0, kSide};
-  Image gray = Image::uninitialized(kSide, kSide, 1);
+  const Image src = test::every_colour_image();
+  const int side = src.width();
+  const RowRange all{0, side};
+  Image gray = Image::uninitialized(side, side, 1);
   kernels::gray_rows(src.view(), gray.view(), all, Loops::simd);
   std::array<std::uint8_t, kHistogramBins> reversed{};
   for (int v = 0; v < kHistogramBins; ++v) reversed[static_cast<std::size_t>(v)] = 255 - v;
-  Image equalized = Image::uninitialized(kSide, kSide, 3);
+  Image equalized = Image::uninitialized(side, side, 3);
   kernels::equalize_color_rows(src.view(), equalized.view(), all, reversed, Loops::simd);
-  for (int y = 0; y < kSide; ++y) {
-    for (int x = 0; x < kSide; ++x) {
+  for (int y = 0; y < side; ++y) {
+    for (int x = 0; x < side; ++x) {
       const int r = src.at(x, y, 0), g = src.at(x, y, 1), b = src.at(x, y, 2);
       ASSERT_EQ(gray.at(x, y), gray_of(r, g, b)) << r << " " << g << " " << b;
       YCrCb ycc = rgb_to_ycrcb(r, g, b);

@@ -173,12 +173,13 @@ struct KernelCase {
 std::vector<KernelCase> kernel_cases() {
   using kernels::widen;
   std::vector<KernelCase> cases;
+  /// The input rows of a kernel that reads `h` rows either side of its output.
+  const auto halo = [](int h) {
+    return [h](RowRange rows, int height) { return widen(rows, h, height); };
+  };
   for (const BorderMode border : border_modes()) {
     OpParams p;
     p.border = border;
-    const auto halo = [](int h) {
-      return [h](RowRange rows, int height) { return widen(rows, h, height); };
-    };
     const auto weights = gaussian_weights(p.sigma);
     const auto lut = gaussian_lut(weights);
     const std::string b = border_label(border);
@@ -207,9 +208,6 @@ std::vector<KernelCase> kernel_cases() {
     OpParams p;
     p.border = border;
     const std::string b = border_label(border);
-    const auto halo = [](int h) {
-      return [h](RowRange rows, int height) { return kernels::widen(rows, h, height); };
-    };
     cases.push_back({"sobel_naive_" + b, Op::sobel, p, 1, halo(kernels::kSobelHalo),
                      [=](auto& src, auto& dst, RowRange rows, const OpOutput&) {
                        kernels::sobel_naive_rows(src, dst, rows, border, SobelOutput::magnitude);

@@ -208,6 +208,8 @@ TEST_P(OracleOnImage, OtsuThreshold) {
   EXPECT_TRUE(same_image(from_mat(out), ours.image));
 }
 
+// The oracle states OpenCV's names itself, apart from bench/opencv_ops.cpp's: the tests do not
+// depend on the benchmarks.
 int cv_shape(SeShape shape) {
   switch (shape) {
     case SeShape::rect:

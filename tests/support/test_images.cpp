@@ -58,6 +58,35 @@ Image make_image(int width, int height, int channels, std::initializer_list<int>
   return img;
 }
 
+Image make_image_16(int width, int height, int channels, std::initializer_list<int> samples) {
+  Image image(width, height, channels, Depth::u16);
+  if (samples.size() != static_cast<std::size_t>(width) * height * channels) {
+    throw std::invalid_argument("make_image_16: wrong number of samples");
+  }
+  int i = 0;
+  for (const int v : samples) {
+    image.set_sample(i / channels % width, i / channels / width, i % channels, v);
+    ++i;
+  }
+  return image;
+}
+
+Image every_colour_image() {
+  constexpr int kSide = 4096;  // kSide^2 = 2^24 pixels
+  constexpr int kByte = 8;
+  constexpr int kRgb = 3;
+  Image image = Image::uninitialized(kSide, kSide, kRgb);
+  for (int y = 0; y < kSide; ++y) {
+    for (int x = 0; x < kSide; ++x) {
+      const int i = y * kSide + x;
+      for (int c = 0; c < kRgb; ++c) {
+        image.at(x, y, c) = static_cast<std::uint8_t>(i >> (kByte * (kRgb - 1 - c)));
+      }
+    }
+  }
+  return image;
+}
+
 std::filesystem::path data_dir() { return PARFILTER_DATA_DIR; }
 std::filesystem::path shared_dir() { return PARFILTER_SHARED_DIR; }
 
@@ -115,9 +144,8 @@ Image synthetic_image_16(int width, int height, int channels, std::uint32_t seed
            << actual.channels();
   }
   if (expected.depth() != actual.depth()) {
-    return ::testing::AssertionFailure() << "depth differs: expected "
-                                         << bits_of(expected.depth()) << " bits, got "
-                                         << bits_of(actual.depth());
+    return ::testing::AssertionFailure() << "depth differs: expected " << bits_of(expected.depth())
+                                         << " bits, got " << bits_of(actual.depth());
   }
   for (int y = 0; y < expected.height(); ++y) {
     for (int x = 0; x < expected.width(); ++x) {

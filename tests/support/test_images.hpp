@@ -28,6 +28,13 @@ namespace parfilter::test {
 [[nodiscard]] Image make_image(int width, int height, int channels,
                                std::initializer_list<int> samples);
 
+/// make_image at 16 bits.
+[[nodiscard]] Image make_image_16(int width, int height, int channels,
+                                  std::initializer_list<int> samples);
+
+/// Every 24-bit colour once: a 4096 x 4096 RGB image whose pixel i is (i >> 16, i >> 8, i).
+[[nodiscard]] Image every_colour_image();
+
 [[nodiscard]] std::filesystem::path data_dir();
 [[nodiscard]] std::filesystem::path shared_dir();
 /// data/<name>, loaded through parfilter's loader.
