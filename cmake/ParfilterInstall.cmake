@@ -56,18 +56,11 @@ install(FILES ${PROJECT_BINARY_DIR}/parfilterConfig.cmake
 
 # ---- pkg-config: parfilter (the core and the serial backend), parfilter-<backend> ----------
 set(PARFILTER_PC_REQUIRES_PRIVATE "")
-if(PARFILTER_HAVE_SPNG)
-  string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " spng")
-endif()
-if(PARFILTER_HAVE_ZLIB)
-  string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " zlib")
-endif()
-if(PARFILTER_HAVE_LIBJPEG_TURBO)
-  string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " libjpeg")
-endif()
-if(PARFILTER_HAVE_TIFF)
-  string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " libtiff-4")
-endif()
+foreach(_codec _module IN ZIP_LISTS PARFILTER_CODEC_LIBRARIES PARFILTER_CODEC_PC_MODULES)
+  if(PARFILTER_HAVE_${_codec})
+    string(APPEND PARFILTER_PC_REQUIRES_PRIVATE " ${_module}")
+  endif()
+endforeach()
 # Relocatable: the prefix is found from the .pc file's own place (pkg-config's pcfiledir), so an
 # installation moved, or made with cmake --install --prefix, still works.
 file(RELATIVE_PATH PARFILTER_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
