@@ -53,19 +53,13 @@ case "$files_on" in
   both) modes=(root every-rank) ;;
   *) echo "bench-mpi-netns.sh: --files-on takes root, every-rank or both" >&2; exit 2 ;;
 esac
-if (((width * 3) % 4 != 0)); then
-  echo "bench-mpi-netns.sh: --width must be a multiple of 4" >&2
-  exit 2
-fi
+# shellcheck source-path=SCRIPTDIR source=lib/checks.sh
+source "$root/scripts/lib/checks.sh"
+require_width_multiple_of_4 bench-mpi-netns.sh "$width"
 mpi_exe="$build_dir/backend_mpi/parfilter-mpi"
 serial_exe="$build_dir/backend_serial/parfilter-serial"
-for exe in "$mpi_exe" "$serial_exe"; do
-  if [[ ! -x "$exe" ]]; then
-    echo "bench-mpi-netns.sh: no $exe" \
-      "(cmake --build $build_dir --target parfilter-mpi parfilter-serial)" >&2
-    exit 2
-  fi
-done
+require_executables bench-mpi-netns.sh \
+  "cmake --build $build_dir --target parfilter-mpi parfilter-serial" "$mpi_exe" "$serial_exe"
 read -ra op_args <<<"$op"
 
 # shellcheck source-path=SCRIPTDIR source=../tests/mpi/netns_lib.sh

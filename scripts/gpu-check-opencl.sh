@@ -34,23 +34,12 @@ while [[ $# -gt 0 ]]; do
 done
 mkdir -p "$out"
 log="$out/opencl.log"
-summary=()
-failed=0
-# step <name> <command...>: runs the command into the log, records PASS/FAIL.
+# shellcheck source-path=SCRIPTDIR source=lib/steps.sh
+source "$root/scripts/lib/steps.sh"
+# step <name> <command...>: runs the command into the log.
 step() {
-  local name="$1"
-  shift
-  echo "== $name" >>"$log"
-  local start=$SECONDS
-  timeout "${STEP_TIMEOUT:-900}" "$@" >>"$log" 2>&1
-  local rc=$?
-  if [[ $rc -eq 0 ]]; then
-    summary+=("PASS  $name ($((SECONDS - start)) s)")
-  else
-    summary+=("FAIL  $name (exit $rc, $((SECONDS - start)) s)")
-    failed=1
-  fi
-  return $rc
+  echo "== $1" >>"$log"
+  run_step "$1" "$log" "" "${@:2}"
 }
 
 # 1. The driver's OpenCL library is present but not registered (commands run as root there).

@@ -44,23 +44,16 @@ for arg in "$@"; do
   esac
 done
 mkdir -p "$out"
-summary=()
-failed=0
-# step <name> <log> <command...>: runs the command, logs its output, records PASS/FAIL.
+# shellcheck source-path=SCRIPTDIR source=lib/steps.sh
+source "$root/scripts/lib/steps.sh"
+# step <name> <log> <command...>: runs the command into $out/<log>, shows the log's end.
 step() {
   local name="$1" log="$2"
   shift 2
   echo "== $name" >&2
-  local start=$SECONDS
-  timeout "${STEP_TIMEOUT:-900}" "$@" >>"$out/$log" 2>&1
+  run_step "$name" "$out/$log" ", $log" "$@"
   local rc=$?
   tail -n 15 "$out/$log"
-  if [[ $rc -eq 0 ]]; then
-    summary+=("PASS  $name ($((SECONDS - start)) s, $log)")
-  else
-    summary+=("FAIL  $name (exit $rc, $((SECONDS - start)) s, $log)")
-    failed=1
-  fi
   return $rc
 }
 

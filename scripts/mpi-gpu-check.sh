@@ -69,16 +69,14 @@ while [[ $# -gt 0 ]]; do
     *) echo "mpi-gpu-check.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-if (((width * 3) % 4 != 0)); then
-  echo "mpi-gpu-check.sh: --width must be a multiple of 4" >&2
-  exit 2
-fi
+# shellcheck source-path=SCRIPTDIR source=lib/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/checks.sh"
+require_width_multiple_of_4 mpi-gpu-check.sh "$width"
 mpi_exe="$build/backend_mpi/parfilter-mpi"
 serial_exe="$build/backend_serial/parfilter-serial"
 cross_exe="$build/tests/mpi/test_cross_backend_mpi"
-for exe in "$mpi_exe" "$serial_exe" "$cross_exe"; do
-  [[ -x "$exe" ]] || { echo "mpi-gpu-check.sh: no $exe (see --help for the build)" >&2; exit 2; }
-done
+require_executables mpi-gpu-check.sh "see --help for the build" "$mpi_exe" "$serial_exe" \
+  "$cross_exe"
 read -ra op_args <<<"$op"
 read -ra mpirun_flags <<<"${MPIRUN_FLAGS:---bind-to none}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
