@@ -64,24 +64,18 @@ void add_options(CLI::App& app, Args& args) {
       ->capture_default_str();
   // The timing options may be given twice (a script's defaults, then a section's own): the
   // last one counts.
-  const auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("--warmup", plan.warmup, "untimed runs first")
-      ->capture_default_str()
-      ->multi_option_policy(last);
-  app.add_option("--repeats", plan.repeats, "timed runs (median, min, max)")
-      ->capture_default_str()
-      ->multi_option_policy(last);
-  app.add_option("--budget-ms", plan.budget_ms,
-                 "fewer repeats for a case slower than this in all (0: always --repeats)")
-      ->capture_default_str()
-      ->multi_option_policy(last);
-  app.add_option("--min-repeats", plan.min_repeats, "repeats at least, under the budget")
-      ->capture_default_str()
-      ->multi_option_policy(last);
-  app.add_option("--settle-ms", plan.settle_ms,
-                 "idle time after each contender (0 for a GPU-only run: nothing spins to wait for)")
-      ->capture_default_str()
-      ->multi_option_policy(last);
+  const auto timing_option = [&app](const char* name, auto& value, const char* help) {
+    app.add_option(name, value, help)
+        ->capture_default_str()
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  };
+  timing_option("--warmup", plan.warmup, "untimed runs first");
+  timing_option("--repeats", plan.repeats, "timed runs (median, min, max)");
+  timing_option("--budget-ms", plan.budget_ms,
+                "fewer repeats for a case slower than this in all (0: always --repeats)");
+  timing_option("--min-repeats", plan.min_repeats, "repeats at least, under the budget");
+  timing_option("--settle-ms", plan.settle_ms,
+                "idle time after each contender (0 for a GPU-only run: nothing spins to wait for)");
   app.add_flag("!--no-peers", args.runner.peers, "no OpenCV, no NPP");
   app.add_option("--section", args.runner.section, "a label for these rows (CSV column section)")
       ->capture_default_str();
