@@ -23,6 +23,33 @@ struct ClOp {
                       std::string_view variant) = nullptr;
 };
 
+/// A ClOp's run for an op of a group whose steps are shared: `group_run` (run_morphology_op,
+/// run_thresholding) with the op.
+template <DeviceResult (*group_run)(Lane&, Op, const DeviceImage&, const OpParams&,
+                                    std::string_view),
+          Op op>
+DeviceResult run_in_group(Lane& lane, const DeviceImage& input, const OpParams& params,
+                          std::string_view variant) {
+  return group_run(lane, op, input, params, variant);
+}
+
+/// A ClOp's run for an op with one schedule and no parameters (gray, pool, equalize): `step`'s
+/// image.
+template <DeviceImage (*step)(Lane&, const DeviceImage&)>
+DeviceResult run_image_step(Lane& lane, const DeviceImage& input, const OpParams& /*params*/,
+                            std::string_view /*variant*/) {
+  return image_result(step(lane, input));
+}
+
+/// A ClOp's run for an image op whose "default" is one schedule on a CPU device and another on
+/// a GPU (device_schedule): `step` with params.variant so resolved.
+template <DeviceImage (*step)(Lane&, const DeviceImage&, const OpParams&, std::string_view),
+          const std::string_view& on_cpu, const std::string_view& on_gpu>
+DeviceResult run_by_device(Lane& lane, const DeviceImage& input, const OpParams& params,
+                           std::string_view variant) {
+  return image_result(step(lane, input, params, device_schedule(lane, variant, on_cpu, on_gpu)));
+}
+
 /// The OpenCL definition of `op`; std::logic_error if ops/ has no file for it.
 [[nodiscard]] const ClOp& cl_op(Op op);
 

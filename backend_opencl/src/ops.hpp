@@ -130,6 +130,11 @@ struct DeviceResult {
   std::optional<int> threshold;
 };
 
+/// The result of an op that leaves an image alone.
+[[nodiscard]] inline DeviceResult image_result(DeviceImage image) {
+  return DeviceResult{std::move(image), {}, {}};
+}
+
 /// "-D CN=<channels>" plus the tile shape.
 [[nodiscard]] Defines image_defines(int channels);
 

@@ -3,15 +3,8 @@
 #include "cl_op.hpp"
 
 namespace parfilter::opencl::ops {
-namespace {
 
-DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
-                 std::string_view variant) {
-  return run_morphology_op(lane, Op::close, input, params, variant);
-}
-
-}  // namespace
-
-extern const ClOp close_op{"close", morphology_variants, run};
+extern const ClOp close_op{"close", morphology_variants,
+                           run_in_group<run_morphology_op, Op::close>};
 
 }  // namespace parfilter::opencl::ops

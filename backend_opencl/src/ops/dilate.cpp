@@ -3,15 +3,8 @@
 #include "cl_op.hpp"
 
 namespace parfilter::opencl::ops {
-namespace {
 
-DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
-                 std::string_view variant) {
-  return run_morphology_op(lane, Op::dilate, input, params, variant);
-}
-
-}  // namespace
-
-extern const ClOp dilate_op{"dilate", morphology_variants, run};
+extern const ClOp dilate_op{"dilate", morphology_variants,
+                            run_in_group<run_morphology_op, Op::dilate>};
 
 }  // namespace parfilter::opencl::ops

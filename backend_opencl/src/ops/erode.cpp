@@ -3,15 +3,8 @@
 #include "cl_op.hpp"
 
 namespace parfilter::opencl::ops {
-namespace {
 
-DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
-                 std::string_view variant) {
-  return run_morphology_op(lane, Op::erode, input, params, variant);
-}
-
-}  // namespace
-
-extern const ClOp erode_op{"erode", morphology_variants, run};
+extern const ClOp erode_op{"erode", morphology_variants,
+                           run_in_group<run_morphology_op, Op::erode>};
 
 }  // namespace parfilter::opencl::ops

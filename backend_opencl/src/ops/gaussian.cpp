@@ -9,19 +9,12 @@ std::vector<std::string> variants() {
                        kGaussianSeparable, kGaussianVector, kGaussianDirect, kGaussianLut});
 }
 
-DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
-                 std::string_view variant) {
-  // 16-lane rows suit a CPU's vector unit. On an H200 (7680x4320 RGBA) quads of pixel words in
-  // registers took 0.121 ms, the pixel-word stream (tile) 0.144, the strip kernel (which other
-  // channel counts take) 0.27, separable 0.51.
-  DeviceResult result;
-  result.image = run_gaussian(lane, input, params,
-                              device_schedule(lane, variant, kGaussianVector, kGaussianQuads));
-  return result;
-}
-
 }  // namespace
 
-extern const ClOp gaussian_op{"gaussian", variants, run};
+// 16-lane rows suit a CPU's vector unit. On an H200 (7680x4320 RGBA) quads of pixel words in
+// registers took 0.121 ms, the pixel-word stream (tile) 0.144, the strip kernel (which other
+// channel counts take) 0.27, separable 0.51.
+extern const ClOp gaussian_op{"gaussian", variants,
+                              run_by_device<run_gaussian, kGaussianVector, kGaussianQuads>};
 
 }  // namespace parfilter::opencl::ops

@@ -10,9 +10,8 @@ std::vector<std::string> variants() {
 
 DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
                  std::string_view variant) {
-  DeviceResult result;
-  result.histogram = run_histogram(lane, input, params, histogram_schedule(lane, variant));
-  return result;
+  return DeviceResult{
+      {}, run_histogram(lane, input, params, histogram_schedule(lane, variant)), {}};
 }
 
 }  // namespace

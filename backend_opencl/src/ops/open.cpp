@@ -2,15 +2,7 @@
 #include "cl_op.hpp"
 
 namespace parfilter::opencl::ops {
-namespace {
 
-DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
-                 std::string_view variant) {
-  return run_morphology_op(lane, Op::open, input, params, variant);
-}
-
-}  // namespace
-
-extern const ClOp open_op{"open", morphology_variants, run};
+extern const ClOp open_op{"open", morphology_variants, run_in_group<run_morphology_op, Op::open>};
 
 }  // namespace parfilter::opencl::ops

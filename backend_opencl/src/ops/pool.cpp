@@ -2,17 +2,7 @@
 #include "cl_op.hpp"
 
 namespace parfilter::opencl::ops {
-namespace {
 
-DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& /*params*/,
-                 std::string_view /*variant*/) {
-  DeviceResult result;
-  result.image = run_pool(lane, input);
-  return result;
-}
-
-}  // namespace
-
-extern const ClOp pool_op{"pool", default_variant_only, run};
+extern const ClOp pool_op{"pool", default_variant_only, run_image_step<run_pool>};
 
 }  // namespace parfilter::opencl::ops

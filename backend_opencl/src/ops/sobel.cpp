@@ -8,18 +8,10 @@ std::vector<std::string> variants() {
   return variant_list({kDefaultVariant, kSobelQuads, kSobelTile, kSobelVload16, kSobelScalar});
 }
 
-DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
-                 std::string_view variant) {
-  // On a GPU the gray comes on the fly, in one kernel, four columns per work item; on a CPU the
-  // gray plane and 16 pixels per work item.
-  DeviceResult result;
-  result.image =
-      run_sobel(lane, input, params, device_schedule(lane, variant, kSobelVload16, kSobelQuads));
-  return result;
-}
-
 }  // namespace
 
-extern const ClOp sobel_op{"sobel", variants, run};
+// On a GPU the gray comes on the fly, in one kernel, four columns per work item; on a CPU the
+// gray plane and 16 pixels per work item.
+extern const ClOp sobel_op{"sobel", variants, run_by_device<run_sobel, kSobelVload16, kSobelQuads>};
 
 }  // namespace parfilter::opencl::ops
