@@ -52,20 +52,12 @@ __device__ __forceinline__ int gray_dev(int r, int g, int b) {
   return (kGrayR * r + kGrayG * g + kGrayB * b + (1 << (kGrayShift - 1))) >> kGrayShift;
 }
 
-// OpenCV 4.6's 8-bit YCrCb conversion (RGB2YCrCb_i / YCrCb2RGB_i), as in filter_math.cpp:
-// colour equalization needs it per pixel on the device.
-inline constexpr int kYuvShift = 14;
+// OpenCV 4.6's 8-bit YCrCb conversion, with filter_math.hpp's constants: colour equalization
+// needs it per pixel on the device.
+inline constexpr int kYuvShift = ycrcb::kShift;
 inline constexpr int kYuvRound = 1 << (kYuvShift - 1);
-inline constexpr int kR2Y = 4899;
-inline constexpr int kG2Y = 9617;
-inline constexpr int kB2Y = 1868;
-inline constexpr int kCrFromRMinusY = 11682;
-inline constexpr int kCbFromBMinusY = 9241;
-inline constexpr int kChromaOffset = 128;
-inline constexpr int kRFromCr = 22987;
-inline constexpr int kGFromCr = -11698;
-inline constexpr int kGFromCb = -5636;
-inline constexpr int kBFromCb = 29049;
+using ycrcb::kR2Y, ycrcb::kG2Y, ycrcb::kB2Y, ycrcb::kCrFromRMinusY, ycrcb::kCbFromBMinusY,
+    ycrcb::kChromaOffset, ycrcb::kRFromCr, ycrcb::kGFromCr, ycrcb::kGFromCb, ycrcb::kBFromCb;
 
 /// CV_DESCALE by kYuvShift (rounds half up; >> floors negative values).
 __device__ __forceinline__ int descale(int v) { return (v + kYuvRound) >> kYuvShift; }

@@ -7,6 +7,7 @@
 //              (replicate = clamp, constant 0 = border); reflect101, constant V != 0 and the
 //              x axis of RGB images (no 3-byte texel format) are remapped in software.
 // Each tap reads a whole pixel once and feeds every channel; alpha is copied.
+// Each variant's loop is written out whole: bench/cuda times them against each other.
 #include <string>
 
 #include "device_common.cuh"

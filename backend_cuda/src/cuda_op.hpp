@@ -21,6 +21,13 @@ struct CudaOp {
   DeviceResult (*run)(Workspace& ws, const OpParams& params, const DeviceImage& in) = nullptr;
 };
 
+/// A CudaOp's run for an op of a group whose steps are shared: `group_run` (run_morphology,
+/// run_thresholding) with the op.
+template <DeviceResult (*group_run)(Workspace&, Op, const OpParams&, const DeviceImage&), Op op>
+DeviceResult run_in_group(Workspace& ws, const OpParams& params, const DeviceImage& in) {
+  return group_run(ws, op, params, in);
+}
+
 /// The CUDA definition of `op`; std::logic_error if ops/ has no file for it.
 [[nodiscard]] const CudaOp& cuda_op(Op op);
 

@@ -3,14 +3,8 @@
 #include "cuda_op.hpp"
 
 namespace parfilter::cuda::ops {
-namespace {
 
-DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
-  return run_morphology(ws, Op::dilate, params, in);
-}
-
-}  // namespace
-
-extern const CudaOp dilate_op{"dilate", morphology_variants, run};
+extern const CudaOp dilate_op{"dilate", morphology_variants,
+                              run_in_group<run_morphology, Op::dilate>};
 
 }  // namespace parfilter::cuda::ops

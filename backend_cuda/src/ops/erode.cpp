@@ -3,14 +3,7 @@
 #include "cuda_op.hpp"
 
 namespace parfilter::cuda::ops {
-namespace {
 
-DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
-  return run_morphology(ws, Op::erode, params, in);
-}
-
-}  // namespace
-
-extern const CudaOp erode_op{"erode", morphology_variants, run};
+extern const CudaOp erode_op{"erode", morphology_variants, run_in_group<run_morphology, Op::erode>};
 
 }  // namespace parfilter::cuda::ops

@@ -3,14 +3,7 @@
 #include "cuda_op.hpp"
 
 namespace parfilter::cuda::ops {
-namespace {
 
-DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
-  return run_morphology(ws, Op::open, params, in);
-}
-
-}  // namespace
-
-extern const CudaOp open_op{"open", morphology_variants, run};
+extern const CudaOp open_op{"open", morphology_variants, run_in_group<run_morphology, Op::open>};
 
 }  // namespace parfilter::cuda::ops

@@ -3,14 +3,7 @@
 #include "cuda_op.hpp"
 
 namespace parfilter::cuda::ops {
-namespace {
 
-DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
-  return run_thresholding(ws, Op::otsu, params, in);
-}
-
-}  // namespace
-
-extern const CudaOp otsu_op{"otsu", default_variant_only, run};
+extern const CudaOp otsu_op{"otsu", default_variant_only, run_in_group<run_thresholding, Op::otsu>};
 
 }  // namespace parfilter::cuda::ops

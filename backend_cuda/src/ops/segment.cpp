@@ -3,14 +3,8 @@
 #include "cuda_op.hpp"
 
 namespace parfilter::cuda::ops {
-namespace {
 
-DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
-  return run_thresholding(ws, Op::segment, params, in);
-}
-
-}  // namespace
-
-extern const CudaOp segment_op{"segment", default_variant_only, run};
+extern const CudaOp segment_op{"segment", default_variant_only,
+                               run_in_group<run_thresholding, Op::segment>};
 
 }  // namespace parfilter::cuda::ops
