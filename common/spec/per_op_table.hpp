@@ -1,6 +1,7 @@
 // A backend's ops defined one file per op, each file named after its op (ArrayFire's same stem
 // per op), collected by CMake into a generated table: index_by_op puts them in Op order and
-// checks, once, that every op has exactly one definition.
+// checks, once, that every op has exactly one definition; defines_every_op checks the files'
+// stems at compile time (cmake/ParfilterOpTable.cmake asserts it in every generated table).
 #pragma once
 
 #include <array>
@@ -12,6 +13,19 @@
 #include "parfilter/op_set.hpp"
 
 namespace parfilter {
+
+/// Whether `defined` (the ops a backend's folder has files for) holds every op of kAllOps
+/// exactly once.
+template <std::size_t N>
+[[nodiscard]] consteval bool defines_every_op(const std::array<Op, N>& defined) {
+  if (N != kAllOps.size()) return false;
+  for (const Op op : kAllOps) {
+    std::size_t count = 0;
+    for (const Op file : defined) count += file == op ? 1 : 0;
+    if (count != 1) return false;
+  }
+  return true;
+}
 
 /// `defined` (each with a `name`, the op's) by Op; std::logic_error naming `folder` when a
 /// name is no op, or an op has no definition or two.
