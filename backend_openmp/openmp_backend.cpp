@@ -29,6 +29,12 @@ class OpenMpScheduler final : public RowScheduler {
 
   void for_each_block(int rows, const std::function<void(RowRange, int)>& fn) override {
     if (rows <= 0) return;
+    if (threads_ == 1) {
+      // One block, all rows: no region to start (a tiny image's op runs its phases in
+      // microseconds, and a region and the error slots cost about as much again).
+      fn(RowRange{0, rows}, 0);
+      return;
+    }
     // An exception must not leave the parallel region (that would std::terminate): each
     // block keeps its own, and the first in block order is rethrown after the join.
     std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads_));

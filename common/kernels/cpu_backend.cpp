@@ -48,9 +48,14 @@ class CpuBackend final : public Backend {
   OpOutput run(Op op, const ConstImageView& input, const OpParams& params,
                StageTimes* times) override {
     validate_params(op, params);
-    OpParams resolved = params;
-    resolved.variant = resolve_variant(*this, op, params.variant);
-    return timed_op(*scheduler_, op, input, resolved, times);
+    // run_cpu_op takes an empty variant as the default; an unknown one gets resolve_variant's
+    // message. No list of the variants is built per call (a tiny image's cost is per call).
+    const auto variants = cpu_op(op).variants;
+    if (!params.variant.empty() &&
+        std::find(variants.begin(), variants.end(), params.variant) == variants.end()) {
+      (void)resolve_variant(*this, op, params.variant);
+    }
+    return timed_op(*scheduler_, op, input, params, times);
   }
 
   void run_batch(const OpChain& chain, const BatchCallbacks& callbacks) override {

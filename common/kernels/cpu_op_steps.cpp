@@ -88,6 +88,7 @@ GrayPlane gray_plane(const CpuOpContext& context, const ConstImageView& input,
   } else {
     plane.view = input;
   }
+  if (!convert && hist == nullptr) return plane;  // nothing to convert or count
   const ImageView out = convert ? plane.storage.view() : ImageView{};
   // One histogram per block, merged after the join.
   const HistogramBins counts =

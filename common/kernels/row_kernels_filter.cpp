@@ -6,6 +6,7 @@
 // interior loop over columns [1, width - 1) that the compiler vectorizes, and compute only
 // the first and last column through the border's column map.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -60,6 +61,44 @@ PARFILTER_VECTOR_CLONES void sobel_interior(const std::uint8_t* up, const std::u
   }
 }
 
+/// A row's interior left over by the vector loop, shorter than a vector (every interior of
+/// an image under a vector wide, 64 pixels with AVX-512): its three rows copied into padded
+/// scratch rows, where the vector loop covers it whole, and its outputs copied back. Each
+/// output reads only its 3x3 neighbourhood, which the scratch holds unchanged, so the bytes
+/// are the vector loop's (the plain loop's). The scratch is zeroed once, not per row.
+class PaddedTail {
+ public:
+  /// The most samples one call takes: a multiple of every target's vector of bytes.
+  static constexpr int kLanes = 64;
+  /// Shorter tails stay in the plain loop (copying them costs about what computing them does).
+  static constexpr int kMinSamples = 8;
+
+  /// Runs vector_row(up, mid, down, out, begin, end) -> first sample it left, on scratch rows,
+  /// for samples [first, end) of the image rows, which read `halo` samples either side.
+  /// Returns the first sample it left (first: the tail stays in the plain loop).
+  template <typename VectorRow>
+  int run(const std::uint8_t* const rows[3], std::uint8_t* out, int first, int end, int halo,
+          const VectorRow& vector_row) {
+    const int tail = end - first;
+    if (tail < kMinSamples || tail > kLanes || halo > kMaxHalo) return first;
+    for (int r = 0; r < 3; ++r) {
+      std::copy_n(rows[r] + first - halo, tail + 2 * halo, rows_[r].data());
+    }
+    const int done = vector_row(rows_[0].data() + halo, rows_[1].data() + halo,
+                                rows_[2].data() + halo, out_.data(), 0, kLanes);
+    if (done < tail) return first;  // a target without vector loops
+    std::copy_n(out_.data(), tail, out + first);
+    return end;
+  }
+
+ private:
+  static constexpr int kMaxHalo = 4;
+  /// The vector loops read up to a vector past their last output: room for one more.
+  static constexpr std::size_t kRowBytes = 2 * kLanes + 2 * kMaxHalo;
+  std::array<std::array<std::uint8_t, kRowBytes>, 3> rows_{};
+  std::array<std::uint8_t, 2 * kLanes> out_{};
+};
+
 template <SobelOutput kOutput>
 void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
                      BorderMode border, Loops loops) {
@@ -67,15 +106,26 @@ void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange r
   const detail::BorderRows border_rows(src, border);
   const detail::EdgeColumns edges(width, kSobelHalo, border);
   const std::vector<int> edge_xs = edges.edge_pixels();
+  PaddedTail padded;
+  const auto vector_row = [](const std::uint8_t* up, const std::uint8_t* mid,
+                             const std::uint8_t* down, std::uint8_t* out, int begin, int end) {
+    return simd::sobel_row(up, mid, down, out, begin, end, kOutput, {});
+  };
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* up = border_rows.row(y - 1);
     const std::uint8_t* mid = border_rows.row(y);
     const std::uint8_t* down = border_rows.row(y + 1);
     std::uint8_t* out = dst.row(y);
-    const int first = uses_simd(loops)
-                          ? simd::sobel_row(up, mid, down, out, kSobelHalo, width - kSobelHalo,
-                                            kOutput, detail::output_store(loops))
-                          : kSobelHalo;
+    int first = kSobelHalo;
+    if (uses_simd(loops)) {
+      // An interior the padded tail takes whole needs no call on the rows themselves.
+      if (width - 2 * kSobelHalo > PaddedTail::kLanes) {
+        first = simd::sobel_row(up, mid, down, out, kSobelHalo, width - kSobelHalo, kOutput,
+                                detail::output_store(loops));
+      }
+      const std::uint8_t* const three[] = {up, mid, down};
+      first = padded.run(three, out, first, width - kSobelHalo, kSobelHalo, vector_row);
+    }
     sobel_interior<kOutput>(up, mid, down, out, first, width - kSobelHalo);
     for (std::size_t e = 0; e < edge_xs.size(); ++e) {
       const auto s = [&](const std::uint8_t* row, int k) {

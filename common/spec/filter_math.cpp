@@ -4,11 +4,13 @@
 #include "filter_math.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace parfilter {
 namespace {
@@ -52,6 +54,10 @@ bool greater(const Wide& a, const Wide& b) {
   }
   return false;
 }
+
+// The same on 128 bits, where Otsu's products fit (fits_in_128).
+UInt128 multiply(UInt128 a, UInt128 b) { return a * b; }
+bool greater(UInt128 a, UInt128 b) { return a > b; }
 
 /// Otsu's exact comparison needs N < 2^40 so that its products stay below 2^384.
 constexpr std::uint64_t kMaxOtsuPixels = std::uint64_t{1} << 40;
@@ -197,6 +203,59 @@ std::array<std::uint8_t, 256> equalize_lut(const HistogramBins& hist) {
   return lut;
 }
 
+namespace {
+
+/// Whether Otsu's products fit 128 bits: |N S0 - S W0| <= N S and W0 W1 < N^2, so each side
+/// of the comparison is below (N S N)^2, which is below 2^128 when N S N is below 2^64.
+bool fits_in_128(std::uint64_t n, std::uint64_t s) {
+  constexpr int kHalfBits = 64;
+  const UInt128 ns = static_cast<UInt128>(n) * s;  // n < 2^40, s < 2^56: no overflow
+  const auto high = static_cast<std::uint64_t>(ns >> kHalfBits);
+  const int ns_bits =
+      high != 0 ? kHalfBits + std::bit_width(high) : std::bit_width(static_cast<std::uint64_t>(ns));
+  return ns_bits + std::bit_width(n) <= kHalfBits;
+}
+
+template <typename Number>
+Number to_number(UInt128 v) {
+  if constexpr (std::is_same_v<Number, Wide>) {
+    return to_wide(v);
+  } else {
+    return v;
+  }
+}
+
+/// The threshold of maximal between-class variance: N^2 times it is (N S0 - S W0)^2 / (W0 W1),
+/// compared by cross-multiplying, exactly, in `Number`. Class 0 holds the values <= t.
+template <typename Number>
+int otsu_search(std::span<const std::uint64_t> hist, std::uint64_t n, std::uint64_t s) {
+  const int levels = static_cast<int>(hist.size());
+  Number best_num{};
+  Number best_den{};
+  int best_t = -1;
+  std::uint64_t w0 = 0;
+  std::uint64_t s0 = 0;
+  for (int t = 0; t < levels - 1; ++t) {
+    w0 += hist[t];
+    s0 += hist[t] * static_cast<std::uint64_t>(t);
+    const std::uint64_t w1 = n - w0;
+    if (w0 == 0 || w1 == 0) continue;
+    const Int128 diff = static_cast<Int128>(n) * s0 - static_cast<Int128>(s) * w0;
+    const UInt128 abs_diff = diff < 0 ? static_cast<UInt128>(-diff) : static_cast<UInt128>(diff);
+    const Number root = to_number<Number>(abs_diff);
+    const Number num = multiply(root, root);
+    const Number den = to_number<Number>(static_cast<UInt128>(w0) * w1);
+    if (best_t < 0 || greater(multiply(num, best_den), multiply(best_num, den))) {
+      best_num = num;
+      best_den = den;
+      best_t = t;
+    }
+  }
+  return best_t;
+}
+
+}  // namespace
+
 int otsu_threshold(std::span<const std::uint64_t> hist) {
   const int levels = static_cast<int>(hist.size());
   std::uint64_t n = 0;
@@ -217,29 +276,8 @@ int otsu_threshold(std::span<const std::uint64_t> hist) {
     throw std::invalid_argument("otsu_threshold: more than 2^40 pixels");
   }
 
-  // Between-class variance times N^2 is (N S0 - S W0)^2 / (W0 W1); compare the fractions by
-  // cross-multiplying, exactly. Class 0 holds the values <= t.
-  Wide best_num{};
-  Wide best_den{};
-  int best_t = -1;
-  std::uint64_t w0 = 0;
-  std::uint64_t s0 = 0;
-  for (int t = 0; t < levels - 1; ++t) {
-    w0 += hist[t];
-    s0 += hist[t] * static_cast<std::uint64_t>(t);
-    const std::uint64_t w1 = n - w0;
-    if (w0 == 0 || w1 == 0) continue;
-    const Int128 diff = static_cast<Int128>(n) * s0 - static_cast<Int128>(s) * w0;
-    const UInt128 abs_diff = diff < 0 ? static_cast<UInt128>(-diff) : static_cast<UInt128>(diff);
-    const Wide num = multiply(to_wide(abs_diff), to_wide(abs_diff));
-    const Wide den = to_wide(static_cast<UInt128>(w0) * w1);
-    if (best_t < 0 || greater(multiply(num, best_den), multiply(best_num, den))) {
-      best_num = num;
-      best_den = den;
-      best_t = t;
-    }
-  }
-  return best_t;
+  // Exact either way; 128 bits where the products fit (small images), 384 otherwise.
+  return fits_in_128(n, s) ? otsu_search<UInt128>(hist, n, s) : otsu_search<Wide>(hist, n, s);
 }
 
 int isodata_threshold(std::span<const std::uint64_t> hist) {

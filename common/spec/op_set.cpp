@@ -282,13 +282,18 @@ namespace {
 }
 
 /// A value of an integer or real parameter, checked against its range.
-double checked_number(Param param, double value, std::string_view text) {
+/// Whether `value` is one the parameter takes (its range, an integer's wholeness, odd windows).
+bool valid_number(Param param, double value) {
   const ParamInfo& info = param_info(param);
   const bool in_range = info.kind == ParamKind::real
                             ? std::isfinite(value) && value > info.min && value <= info.max
                             : value >= info.min && value <= info.max && value == std::floor(value);
   const bool odd = param != Param::window || static_cast<long long>(value) % 2 == 1;
-  if (!in_range || !odd) bad_value(param, text);
+  return in_range && odd;
+}
+
+double checked_number(Param param, double value, std::string_view text) {
+  if (!valid_number(param, value)) bad_value(param, text);
   return value;
 }
 
@@ -380,8 +385,9 @@ void validate_params(Op op, const OpParams& params) {
     const ParamInfo& info = param_info(param);
     if (info.needs && param_text(*info.needs, params) != "true") continue;  // not in use
     switch (param) {
+      // The values' text only for the message: every call validates (Python's per-call cost).
       case Param::sigma:
-        (void)checked_number(param, params.sigma, number_text(params.sigma));
+        if (!valid_number(param, params.sigma)) bad_value(param, number_text(params.sigma));
         break;
       case Param::iterations:
       case Param::window:
@@ -389,7 +395,7 @@ void validate_params(Op op, const OpParams& params) {
         const int value = param == Param::iterations ? params.iterations
                           : param == Param::window   ? params.window
                                                      : params.min_contrast;
-        (void)checked_number(param, value, std::to_string(value));
+        if (!valid_number(param, value)) bad_value(param, std::to_string(value));
         break;
       }
       case Param::se:
@@ -410,15 +416,17 @@ void validate_params(Op op, const OpParams& params) {
 void validate_params(Op op, const OpParams& params, Depth depth) {
   validate_params(op, params);
   const int top = top_of(depth);
-  const std::string levels = " (the top of a " + std::to_string(bits_of(depth)) + "-bit image)";
+  const auto levels = [depth] {
+    return " (the top of a " + std::to_string(bits_of(depth)) + "-bit image)";
+  };
   if (reads(op, Param::border) && params.border.kind == BorderKind::constant &&
       params.border.value > top) {
     throw UsageError("--border " + to_string(params.border) + ": V is above " +
-                     std::to_string(top) + levels);
+                     std::to_string(top) + levels());
   }
   if (reads(op, Param::min_contrast) && params.adaptive && params.min_contrast > top + 1) {
     throw UsageError("--min-contrast " + std::to_string(params.min_contrast) + " is above " +
-                     std::to_string(top + 1) + levels);
+                     std::to_string(top + 1) + levels());
   }
 }
 
