@@ -8,6 +8,7 @@ Every parfilter result is checked equal to its peer's where the peer is exact (g
 dilate); elsewhere the peers compute other formulas and only the time is compared.
 
     python bench/python/bench_python.py [--threads N] [--repeats R] [--backend openmp]
+                                        [--small-only] [--rounds K]
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--backend", default=parfilter.DEFAULT_BACKEND)
+    parser.add_argument("--small-only", action="store_true", help="the per-call table alone")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="per-call medians taken this many times, interleaved, on a busy machine: "
+                             "the table gives the median of the rounds and their spread")
     args = parser.parse_args()
     if cv2:
         cv2.setNumThreads(args.threads)
@@ -89,10 +94,15 @@ def main() -> None:
     # small), and serial for comparison.
     serial = cases(small, "serial", None)
     for (op, pf, peer, _), (_, pf_serial, _, _) in zip(cases(small, args.backend, None), serial):
-        ours, alone = median_ms(pf, 1000), median_ms(pf_serial, 1000)
-        theirs = median_ms(peer, 1000) if peer else float("nan")
+        rounds = [(median_ms(pf, 1000), median_ms(pf_serial, 1000),
+                   median_ms(peer, 1000) if peer else float("nan")) for _ in range(args.rounds)]
+        ours, alone, theirs = (statistics.median(r[i] for r in rounds) for i in range(3))
+        spread = "" if args.rounds == 1 else " (" + ", ".join(
+            f"{min(r[i] for r in rounds) * 1e3:.1f}-{max(r[i] for r in rounds) * 1e3:.1f}" for i in range(3)) + ")"
         print(f"| {op} | {ours * 1e3:.1f} us | {alone * 1e3:.1f} us | {theirs * 1e3:.1f} us | "
-              f"{ours / theirs:.2f} |")
+              f"{ours / theirs:.2f} |{spread}")
+    if args.small_only:
+        return
 
     for name, shape in (("gray", (2304, 4096)), ("RGB", (2304, 4096, 3))):
         img = rng.integers(0, 256, shape, np.uint8)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+import numpy as np
+
 from . import _parfilter
 
 OPS: list[dict[str, Any]] = _parfilter.op_table()
@@ -146,9 +148,20 @@ def _doc(op: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: Per op, the chain prepared for each backend named (None: the default) for calls with every
+#: parameter at its default and threads=None, the usual call: it skips the parsing, lookups
+#: and checks a call otherwise repeats.
+_PREPARED: dict[str, dict[str | None, Any]] = {}
+
+
 def _run_one(name: str, img: Any, values: dict[str, Any], variant: str | None, backend: str,
              threads: int | None) -> Any:
     """One op's call: the values that differ from the defaults, as text, to the core."""
+    if variant is None and threads is None and type(img) is np.ndarray and \
+            all(value is _DEFAULTS[key] for key, value in values.items()):
+        prepared = _parfilter.prepare([(name, {})], backend or DEFAULT_BACKEND, 0)
+        _PREPARED[name][backend] = prepared
+        return prepared.run(img)
     texts = {}
     for key, value in values.items():
         default = _DEFAULTS[key]
@@ -172,9 +185,18 @@ def make_op_function(op: dict[str, Any]) -> Callable[..., Any]:
     name, params = op["name"], list(op["params"])
     keywords = "".join(f"{p}=_defaults[{p!r}], " for p in params)
     values = ", ".join(f"{p!r}: {p}" for p in params)
+    # A NumPy array with every parameter left at its default (the very objects) takes the
+    # chain prepared by the first such call; anything else the general path.
+    plain = "".join(f" and {p} is _defaults[{p!r}]" for p in params)
     source = (f"def {name}(img, /, *, {keywords}variant=None, backend=None, threads=None):\n"
+              f"    if variant is None and threads is None and type(img) is _ndarray{plain}:\n"
+              f"        prepared = _prepared.get(backend)\n"
+              f"        if prepared is not None:\n"
+              f"            return prepared.run(img)\n"
               f"    return _run({name!r}, img, {{{values}}}, variant, backend, threads)\n")
-    namespace = {"_defaults": _DEFAULTS, "_run": _run_one}
+    _PREPARED[name] = {}
+    namespace = {"_defaults": _DEFAULTS, "_run": _run_one, "_ndarray": np.ndarray,
+                 "_prepared": _PREPARED[name]}
     exec(source, namespace)  # noqa: S102 - the source is built from the op table alone
     fn = namespace[name]
     fn.__annotations__ = {p: _PYTHON_TYPES[PARAMS[p]["kind"]] for p in params}

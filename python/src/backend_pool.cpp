@@ -31,31 +31,38 @@ const BackendInfo& embeddable_backend(const std::string& name) {
 }
 
 BackendPool::Lease::~Lease() {
-  if (backend_) pool_->give_back(key_, std::move(backend_));
+  if (backend_) pool_->give_back(*slot_, std::move(backend_));
 }
 
-BackendPool::Lease BackendPool::lease(const std::string& name, int threads) {
+BackendPool::Slot& BackendPool::slot(const std::string& name, int threads) {
   const BackendInfo& info = embeddable_backend(name);
   // A backend without worker threads is the same whatever was asked.
   const int workers = info.threaded ? threads : 0;
-  std::string key = name + "/" + std::to_string(workers);
+  const std::string key = name + "/" + std::to_string(workers);
+  const std::lock_guard lock(mutex_);
+  Slot& slot = slots_[key];
+  slot.info = &info;
+  slot.workers = workers;
+  return slot;
+}
+
+BackendPool::Lease BackendPool::lease(Slot& slot) {
   {
     const std::lock_guard lock(mutex_);
-    auto& idle = idle_[key];
-    if (!idle.empty()) {
-      std::unique_ptr<Backend> backend = std::move(idle.back());
-      idle.pop_back();
-      return {*this, std::move(key), std::move(backend)};
+    if (!slot.idle.empty()) {
+      std::unique_ptr<Backend> backend = std::move(slot.idle.back());
+      slot.idle.pop_back();
+      return {*this, slot, std::move(backend)};
     }
   }
   BackendOptions options;
-  options.threads = workers;
-  return {*this, std::move(key), info.create(options)};
+  options.threads = slot.workers;
+  return {*this, slot, slot.info->create(options)};
 }
 
-void BackendPool::give_back(const std::string& key, std::unique_ptr<Backend> backend) {
+void BackendPool::give_back(Slot& slot, std::unique_ptr<Backend> backend) {
   const std::lock_guard lock(mutex_);
-  idle_[key].push_back(std::move(backend));
+  slot.idle.push_back(std::move(backend));
 }
 
 BackendPool& BackendPool::shared() {

@@ -16,11 +16,19 @@ namespace parfilter::python {
 
 class BackendPool {
  public:
+  /// The idle backends of one (name, threads): found once by a prepared chain, which then
+  /// leases from it without building its key or searching the pool again. Never moves.
+  struct Slot {
+    const BackendInfo* info = nullptr;
+    int workers = 0;  ///< BackendOptions::threads of its backends
+    std::vector<std::unique_ptr<Backend>> idle;
+  };
+
   /// A backend lent to one call; it goes back to the pool when the lease ends.
   class Lease {
    public:
-    Lease(BackendPool& pool, std::string key, std::unique_ptr<Backend> backend)
-        : pool_(&pool), key_(std::move(key)), backend_(std::move(backend)) {}
+    Lease(BackendPool& pool, Slot& slot, std::unique_ptr<Backend> backend)
+        : pool_(&pool), slot_(&slot), backend_(std::move(backend)) {}
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     Lease(Lease&&) noexcept = default;
@@ -31,23 +39,28 @@ class BackendPool {
 
    private:
     BackendPool* pool_;
-    std::string key_;
+    Slot* slot_;
     std::unique_ptr<Backend> backend_;
   };
 
-  /// An idle backend called `name` with `threads` workers (0: every hardware thread), or a new
-  /// one. Throws UsageError for a name this build does not have or a backend that cannot run
-  /// inside Python (mpi).
-  [[nodiscard]] Lease lease(const std::string& name, int threads);
+  /// The slot of backend `name` with `threads` workers (0: every hardware thread). Throws
+  /// UsageError for a name this build does not have or a backend that cannot run inside
+  /// Python (mpi).
+  [[nodiscard]] Slot& slot(const std::string& name, int threads);
+  /// An idle backend of the slot, or a new one.
+  [[nodiscard]] Lease lease(Slot& slot);
+  [[nodiscard]] Lease lease(const std::string& name, int threads) {
+    return lease(slot(name, threads));
+  }
 
   /// The pool every call of the module shares.
   [[nodiscard]] static BackendPool& shared();
 
  private:
-  void give_back(const std::string& key, std::unique_ptr<Backend> backend);
+  void give_back(Slot& slot, std::unique_ptr<Backend> backend);
 
   std::mutex mutex_;
-  std::map<std::string, std::vector<std::unique_ptr<Backend>>> idle_;
+  std::map<std::string, Slot, std::less<>> slots_;
 };
 
 /// The registered backends that can run inside Python (not the distributed ones), in order.

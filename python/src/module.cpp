@@ -25,6 +25,7 @@
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
 #include "parfilter/op_set.hpp"
+#include "prepared.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -103,32 +104,13 @@ class WriteError : public std::runtime_error {
   return chain;
 }
 
-/// Below this many samples, a call that leaves the threads to parfilter runs on one: starting
-/// the workers' parallel regions (microseconds each, several per op) costs more than the work
-/// they would split. 64x64 gray otsu on OpenMP: 24 us on every core, about 7 us on one.
-constexpr std::size_t kOneThreadSamples = std::size_t{1} << 16;
-
 nb::object run(const std::vector<Step>& steps, const HostArray& array, const std::string& backend,
                int threads) {
-  const ArrayInput input(array);
-  OpChain chain = chain_of(steps);
-  OpOutput output;
-  if (threads == 0 && input.samples() < kOneThreadSamples) threads = 1;
-  {
-    const nb::gil_scoped_release release;
-    BackendPool::Lease lease = BackendPool::shared().lease(backend, threads);
-    chain = resolve_chain(*lease, chain);
-    for (const OpStep& step : chain) validate_params(step.op, step.params, input.depth());
-    check_depth(*lease, input.depth());
-    output = input.run(*lease, chain);
-  }
-  const OpTraits& traits = op_info(chain.back().op).traits;
-  if (traits.histogram_result) return histogram_array(output);
-  nb::object image = to_array(std::move(output.image), input.channel_axis());
-  if (traits.threshold_result && output.threshold) {
-    return nb::make_tuple(image, *output.threshold);
-  }
-  return image;
+  return PreparedChain(chain_of(steps), backend, threads).run(array);
+}
+
+PreparedChain prepare(const std::vector<Step>& steps, const std::string& backend, int threads) {
+  return {chain_of(steps), backend, threads};
 }
 
 /// The same on an array in CUDA memory: the result stays there, an array of `framework`.
@@ -326,6 +308,12 @@ NB_MODULE(_parfilter, m) {
         "The variants a backend offers for an op, its default first.");
   m.def("run", &py::run, "steps"_a, "image"_a, "backend"_a, "threads"_a,
         "Runs the steps [(op, {param: text})] on the image array.");
+  nb::class_<py::PreparedChain>(m, "PreparedChain",
+                                "A chain resolved once for a backend and thread count.")
+      .def("run", &py::PreparedChain::run, "image"_a,
+           "Runs the chain on a host array, as run does.");
+  m.def("prepare", &py::prepare, "steps"_a, "backend"_a, "threads"_a,
+        "The steps [(op, {param: text})] checked and resolved once, to run on many arrays.");
   m.def("run_on_device", &py::run_on_device, "steps"_a, "image"_a, "backend"_a, "threads"_a,
         "stream"_a, "framework"_a,
         "The same on a CUDA array, ordered on the caller's stream; the result stays there.");
