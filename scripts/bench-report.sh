@@ -75,7 +75,7 @@ gpu=OFF
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   gpu=ON
   # The NVIDIA OpenCL driver is installed but not registered on the GPU machine.
-  if [[ -w /etc ]] && ldconfig -p 2>/dev/null | grep -q libnvidia-opencl.so.1 &&
+  if [[ -w /etc ]] && ldconfig -p 2>/dev/null | grep libnvidia-opencl.so.1 >/dev/null &&
      [[ ! -e /etc/OpenCL/vendors/nvidia.icd ]]; then
     mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
   fi

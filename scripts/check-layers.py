@@ -23,7 +23,7 @@ PUBLIC_LAYER = {
     "image.hpp": "io", "image_io.hpp": "io", "error.hpp": "io", "histogram_output.hpp": "cli",
     "op_set.hpp": "spec", "backend.hpp": "backend", "pipeline.hpp": "pipeline", "cli.hpp": "cli",
     "row_stream.hpp": "io", "strip_plan.hpp": "pipeline", "strip_pipeline.hpp": "pipeline",
-    "image_rows.hpp": "io",
+    "image_rows.hpp": "io", "host_buffer_pool.hpp": "backend", "in_flight_ring.hpp": "backend",
 }
 ALLOWED_CROSS_BACKEND = {("backend_mpi", "backend_openmp")}
 SKIPPED = ("build", ".git", ".deps", "out")

@@ -43,7 +43,7 @@ step() {
 }
 
 # 1. The driver's OpenCL library is present but not registered (commands run as root there).
-if ldconfig -p 2>/dev/null | grep -q libnvidia-opencl.so.1; then
+if ldconfig -p 2>/dev/null | grep libnvidia-opencl.so.1 >/dev/null; then
   mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
 fi
 

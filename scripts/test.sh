@@ -35,7 +35,7 @@ toolchain_present() {
       "${CXX:-g++}" -fopenmp -x c++ - -o /dev/null >/dev/null 2>&1 ;;
     mpi) command -v mpicxx >/dev/null 2>&1 ;;
     cuda) command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]] ;;
-    opencl) [[ -e /usr/include/CL/cl.h ]] && ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so' ;;
+    opencl) [[ -e /usr/include/CL/cl.h ]] && ldconfig -p 2>/dev/null | grep 'libOpenCL\.so' >/dev/null ;;
     *) return 1 ;;
   esac
 }
