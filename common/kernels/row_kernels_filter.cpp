@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "row_kernels.hpp"
@@ -62,10 +63,11 @@ PARFILTER_VECTOR_CLONES void sobel_interior(const std::uint8_t* up, const std::u
 }
 
 /// A row's interior left over by the vector loop, shorter than a vector (every interior of
-/// an image under a vector wide, 64 pixels with AVX-512): its three rows copied into padded
-/// scratch rows, where the vector loop covers it whole, and its outputs copied back. Each
-/// output reads only its 3x3 neighbourhood, which the scratch holds unchanged, so the bytes
-/// are the vector loop's (the plain loop's). The scratch is zeroed once, not per row.
+/// an image under a vector wide, 64 pixels with AVX-512): the vector loop run over padded
+/// copies of its three rows, where it covers the tail whole, and its outputs copied back.
+/// Each output reads only its 3x3 neighbourhood, which the copies hold unchanged, so the
+/// bytes are the vector loop's (the plain loop's). Each image row is copied once, into one of
+/// a few slots that the next output rows read again.
 class PaddedTail {
  public:
   /// The most samples one call takes: a multiple of every target's vector of bytes.
@@ -73,19 +75,20 @@ class PaddedTail {
   /// Shorter tails stay in the plain loop (copying them costs about what computing them does).
   static constexpr int kMinSamples = 8;
 
-  /// Runs vector_row(up, mid, down, out, begin, end) -> first sample it left, on scratch rows,
-  /// for samples [first, end) of the image rows, which read `halo` samples either side.
-  /// Returns the first sample it left (first: the tail stays in the plain loop).
-  template <typename VectorRow>
+  /// Runs vector_row(up, mid, down, out, begin, end) -> first sample it left, for samples
+  /// [first, end) of the output row, on padded copies of the three rows that fill(row, copy)
+  /// makes: copy[halo + i] is the sample that output first + i reads at its own column, with
+  /// `halo` samples either side. Returns the first sample it left (first: the plain loop
+  /// computes the tail). One PaddedTail serves rows with the same end and fill.
+  template <typename VectorRow, typename Fill>
   int run(const std::uint8_t* const rows[3], std::uint8_t* out, int first, int end, int halo,
-          const VectorRow& vector_row) {
+          const VectorRow& vector_row, const Fill& fill) {
     const int tail = end - first;
     if (tail < kMinSamples || tail > kLanes || halo > kMaxHalo) return first;
-    for (int r = 0; r < 3; ++r) {
-      std::copy_n(rows[r] + first - halo, tail + 2 * halo, rows_[r].data());
-    }
-    const int done = vector_row(rows_[0].data() + halo, rows_[1].data() + halo,
-                                rows_[2].data() + halo, out_.data(), 0, kLanes);
+    ++stamp_;
+    const std::uint8_t* padded[3];
+    for (int r = 0; r < 3; ++r) padded[r] = copy_of(rows[r], first, fill) + halo;
+    const int done = vector_row(padded[0], padded[1], padded[2], out_.data(), 0, kLanes);
     if (done < tail) return first;  // a target without vector loops
     std::copy_n(out_.data(), tail, out + first);
     return end;
@@ -93,9 +96,35 @@ class PaddedTail {
 
  private:
   static constexpr int kMaxHalo = 4;
+  /// Three rows in use and one more: the least recently used slot is never one in use.
+  static constexpr int kSlots = 4;
   /// The vector loops read up to a vector past their last output: room for one more.
   static constexpr std::size_t kRowBytes = 2 * kLanes + 2 * kMaxHalo;
-  std::array<std::array<std::uint8_t, kRowBytes>, 3> rows_{};
+
+  /// The slot holding row `from`'s padded copy from `first` on, made there unless one
+  /// already holds it.
+  template <typename Fill>
+  const std::uint8_t* copy_of(const std::uint8_t* from, int first, const Fill& fill) {
+    int victim = 0;
+    for (int s = 0; s < kSlots; ++s) {
+      if (from_[s] == from && first_[s] == first) {
+        used_[s] = stamp_;
+        return slots_[s].data();
+      }
+      if (used_[s] < used_[victim]) victim = s;
+    }
+    fill(from, slots_[victim].data());
+    from_[victim] = from;
+    first_[victim] = first;
+    used_[victim] = stamp_;
+    return slots_[victim].data();
+  }
+
+  std::array<std::array<std::uint8_t, kRowBytes>, kSlots> slots_{};  // zeroed once
+  std::array<const std::uint8_t*, kSlots> from_{};
+  std::array<int, kSlots> first_{};
+  std::array<std::uint64_t, kSlots> used_{};
+  std::uint64_t stamp_ = 0;
   std::array<std::uint8_t, 2 * kLanes> out_{};
 };
 
@@ -111,20 +140,35 @@ void sobel_fast_rows(const ConstImageView& src, const ImageView& dst, RowRange r
                              const std::uint8_t* down, std::uint8_t* out, int begin, int end) {
     return simd::sobel_row(up, mid, down, out, begin, end, kOutput, {});
   };
+  // A row under a vector wide runs whole in the vector loop, its border columns in the padded
+  // copy (a constant border above 255 is not a byte: the plain loop keeps it).
+  const bool whole_rows = width <= PaddedTail::kLanes &&
+                          (border.kind != BorderKind::constant || border.value <= kMaxSample);
+  const auto whole_row = [&](const std::uint8_t* row, std::uint8_t* copy) {
+    const auto right = static_cast<int>(edge_xs.size()) - 1;
+    copy[0] = static_cast<std::uint8_t>(edges.sample(row, 0, 0, 0, 1));
+    std::copy_n(row, width, copy + kSobelHalo);
+    copy[width + kSobelHalo] = static_cast<std::uint8_t>(edges.sample(row, right, 2, 0, 1));
+  };
+  int first = kSobelHalo;
+  const auto interior = [&](const std::uint8_t* row, std::uint8_t* copy) {
+    std::copy_n(row + first - kSobelHalo, width - first + kSobelHalo, copy);
+  };
   for (int y = rows.begin; y < rows.end; ++y) {
     const std::uint8_t* up = border_rows.row(y - 1);
     const std::uint8_t* mid = border_rows.row(y);
     const std::uint8_t* down = border_rows.row(y + 1);
     std::uint8_t* out = dst.row(y);
-    int first = kSobelHalo;
-    if (uses_simd(loops)) {
-      // An interior the padded tail takes whole needs no call on the rows themselves.
-      if (width - 2 * kSobelHalo > PaddedTail::kLanes) {
-        first = simd::sobel_row(up, mid, down, out, kSobelHalo, width - kSobelHalo, kOutput,
-                                detail::output_store(loops));
-      }
-      const std::uint8_t* const three[] = {up, mid, down};
-      first = padded.run(three, out, first, width - kSobelHalo, kSobelHalo, vector_row);
+    const std::uint8_t* const three[] = {up, mid, down};
+    if (uses_simd(loops) && whole_rows &&
+        padded.run(three, out, 0, width, kSobelHalo, vector_row, whole_row) == width) {
+      continue;
+    }
+    first = kSobelHalo;
+    if (uses_simd(loops) && !whole_rows) {
+      first = simd::sobel_row(up, mid, down, out, kSobelHalo, width - kSobelHalo, kOutput,
+                              detail::output_store(loops));
+      first = padded.run(three, out, first, width - kSobelHalo, kSobelHalo, vector_row, interior);
     }
     sobel_interior<kOutput>(up, mid, down, out, first, width - kSobelHalo);
     for (std::size_t e = 0; e < edge_xs.size(); ++e) {
