@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,10 +28,19 @@ template <typename Array>
   return text + (array.ndim() == 1 ? ",)" : ")");
 }
 
-/// Copies an array of any strides into a new image, sample by sample.
+/// Copies an array of any strides into a new image: packed pixels a row at a time, any other
+/// layout sample by sample.
 template <typename Sample>
-void copy_strided(const HostArray& array, Image& image) {
+void copy_strided(const HostArray& array, Image& image, bool packed) {
   const auto* base = static_cast<const Sample*>(array.data());
+  if (packed) {
+    const auto row = static_cast<std::size_t>(image.stride());
+    for (int y = 0; y < image.height(); ++y) {
+      std::memcpy(image.samples<Sample>() + y * row, base + y * array.stride(0),
+                  row * sizeof(Sample));
+    }
+    return;
+  }
   const bool has_channels = array.ndim() == 3;
   const std::int64_t channel_step = has_channels ? array.stride(2) : 0;
   Sample* out = image.samples<Sample>();
@@ -70,6 +80,19 @@ bool packed_pixels(const Array& array, int channels) {
          array.stride(0) >= width * channels;
 }
 
+/// An array's own memory lent to an Image: the 16-bit path takes an owning image, whose
+/// "allocation" is then the array's buffer, given back to no one (the array outlives the call,
+/// and the backends only read their input).
+class BorrowedSamples final : public SampleAllocator {
+ public:
+  explicit BorrowedSamples(const void* data) : data_(const_cast<void*>(data)) {}
+  void* allocate(std::size_t /*bytes*/) override { return data_; }
+  void deallocate(void* /*p*/, std::size_t /*bytes*/) noexcept override {}
+
+ private:
+  void* data_;
+};
+
 /// The array sample type of a depth.
 nb::dlpack::dtype dtype_of(Depth depth) {
   return depth == Depth::u8 ? nb::dtype<std::uint8_t>() : nb::dtype<std::uint16_t>();
@@ -92,16 +115,23 @@ ArrayInput::ArrayInput(const HostArray& array) {
   data_ = array.data();
 
   // The CPU and device backends read 8-bit rows of packed pixels at any row stride; the 16-bit
-  // path takes an owning image.
-  if (depth_ == Depth::u8 && packed_pixels(array, channels_)) {
+  // path takes an image, whose rows are packed: an array of packed rows lends it its memory.
+  const bool packed = packed_pixels(array, channels_);
+  if (depth_ == Depth::u8 && packed) {
     row_stride_ = array.stride(0);
+    return;
+  }
+  if (packed && array.stride(0) == static_cast<std::int64_t>(width_) * channels_) {
+    copy_ = Image::uninitialized(width_, height_, channels_, depth_,
+                                 std::make_shared<BorrowedSamples>(data_));
+    in_place_ = true;
     return;
   }
   copy_ = Image::uninitialized(width_, height_, channels_, depth_);
   if (depth_ == Depth::u8) {
-    copy_strided<std::uint8_t>(array, *copy_);
+    copy_strided<std::uint8_t>(array, *copy_, packed);
   } else {
-    copy_strided<std::uint16_t>(array, *copy_);
+    copy_strided<std::uint16_t>(array, *copy_, packed);
   }
 }
 
@@ -115,7 +145,7 @@ ConstImageView ArrayInput::view() const {
 }
 
 Image ArrayInput::image() const {
-  if (copy_) return *copy_;
+  if (copy_) return *copy_;  // a copy on the heap, also of a borrowed buffer
   return Image::copy_of(view());
 }
 

@@ -20,7 +20,8 @@ namespace nb = nanobind;
 /// A read-only host array of any dtype and shape, checked by ArrayInput.
 using HostArray = nb::ndarray<nb::ro, nb::device::cpu>;
 
-/// An array as the backends take it: a view of its own memory (8-bit, packed pixels) or a copy.
+/// An array as the backends take it: its own memory (8-bit packed pixels at any row stride,
+/// 16-bit packed rows), else a copy.
 class ArrayInput {
  public:
   /// Throws TypeError (nb::type_error) for a dtype other than uint8 and uint16 and
@@ -39,6 +40,8 @@ class ArrayInput {
   [[nodiscard]] OpOutput run(Backend& backend, const OpChain& chain) const;
   /// The pixels as an owning image (a copy unless one was already made).
   [[nodiscard]] Image image() const;
+  /// Whether the backends read the array's own memory (no copy on the way in).
+  [[nodiscard]] bool in_place() const { return !copy_ || in_place_; }
 
  private:
   [[nodiscard]] ConstImageView view() const;
@@ -50,7 +53,10 @@ class ArrayInput {
   int channels_ = 0;
   const void* data_ = nullptr;
   std::ptrdiff_t row_stride_ = 0;  ///< in samples, where the pixels are read in place
-  std::optional<Image> copy_;      ///< the pixels, where they could not be read in place
+  /// The pixels, where they could not be read in place as a view: a copy, or (16 bits,
+  /// in_place_) an image over the array's own packed rows.
+  std::optional<Image> copy_;
+  bool in_place_ = false;
 };
 
 /// A read-only array in CUDA device memory (a CuPy or PyTorch array, through DLPack).

@@ -314,6 +314,9 @@ NB_MODULE(_parfilter, m) {
            "Runs the chain on a host array, as run does.");
   m.def("prepare", &py::prepare, "steps"_a, "backend"_a, "threads"_a,
         "The steps [(op, {param: text})] checked and resolved once, to run on many arrays.");
+  m.def(
+      "reads_in_place", [](const py::HostArray& array) { return py::ArrayInput(array).in_place(); },
+      "image"_a, "Whether the backends read the array's own memory, with no copy on the way in.");
   m.def("run_on_device", &py::run_on_device, "steps"_a, "image"_a, "backend"_a, "threads"_a,
         "stream"_a, "framework"_a,
         "The same on a CUDA array, ordered on the caller's stream; the result stays there.");

@@ -31,6 +31,31 @@ def test_strided_views_equal_their_copies(backend, depth):
                                                              backend=backend)), f"{op} of {what}"
 
 
+def test_inputs_are_read_in_place_where_the_backends_can():
+    from parfilter import _parfilter
+    rgb8, rgb16 = IMAGES["rgb8_19x16"], IMAGES["rgb16_19x16"]
+    # 8 bits: packed pixels at any row stride; 16 bits: packed rows (the 16-bit entry takes an
+    # image, whose rows have no padding).
+    for array in (rgb8, rgb8[::2], rgb8[2:-3, 1:-4], IMAGES["gray8_37x23"], rgb16, rgb16[3:9],
+                  IMAGES["gray16_37x23"]):
+        assert _parfilter.reads_in_place(array), array.shape
+    for array in (rgb8[:, ::2], rgb8[::-1], rgb16[::2], rgb16[2:-3, 1:-4], rgb16[:, :, ::-1]):
+        assert not _parfilter.reads_in_place(array), array.shape
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_16_bit_array_read_in_place_is_left_as_it_was(backend):
+    if not RUNS_16[backend]:
+        pytest.skip(f"{backend} runs 8-bit images only")
+    img = IMAGES["rgb16_19x16"].copy()
+    img.flags.writeable = False  # the backends only read it
+    for op in ("gaussian", "equalize", "erode", "gray"):
+        got = getattr(parfilter, op)(img, backend=backend)
+        assert np.array_equal(got, getattr(parfilter, op)(img.copy(order="F"), backend=backend))
+        assert not np.shares_memory(got, img)
+    assert np.array_equal(img, IMAGES["rgb16_19x16"])
+
+
 def test_results_are_new_arrays_that_own_their_memory():
     img = IMAGES["gray8_37x23"].copy()
     out = parfilter.gaussian(img)
