@@ -35,8 +35,35 @@ def _default(param: dict[str, Any]) -> Any:
     return value_of(param, param["default"])
 
 
+#: Parameters that take another Python type besides their kind's, for the stubs and docs.
+EXTRA_TYPES = {"se": "str | numpy.ndarray"}
+_SE_SHAPES = ("rect", "cross", "ellipse")
+
+
+def _se_text(mask: np.ndarray) -> str:
+    """A structuring element given as a 0/1 mask (uint8 or bool, odd sides) as the name of the
+    op set's element with that mask; ValueError for any other mask."""
+    if mask.dtype not in (np.uint8, np.bool_) or mask.ndim != 2:
+        raise TypeError(f"se: a 2-D uint8 or bool mask is expected, not {mask.dtype} {mask.shape}")
+    height, width = mask.shape
+    top = int(PARAMS["se"]["max"])
+    if not (0 < width <= top and 0 < height <= top and width % 2 == 1 and height % 2 == 1):
+        raise ValueError(f"se: a mask of odd sides from 1 to {top} is expected, not {mask.shape}")
+    if mask.dtype == np.uint8 and not np.isin(mask, (0, 1)).all():
+        raise ValueError("se: a mask of 0 and 1 is expected")
+    for shape in _SE_SHAPES:
+        text = f"{shape}:{width}x{height}"
+        if np.array_equal(_parfilter.se_mask(text), mask.astype(np.uint8)):
+            return text
+    raise ValueError(f"se: this {width}x{height} mask is none of the op set's elements (rect, cross "
+                     "or ellipse, as parfilter._parfilter.se_mask(name) gives them); every backend "
+                     "runs those elements only")
+
+
 def _text(name: str, value: Any) -> str:
     """A parameter value spelled as the command line takes it; TypeError for a wrong type."""
+    if name == "se" and isinstance(value, np.ndarray):
+        return _se_text(value)
     kind = PARAMS[name]["kind"]
     if kind == "flag":
         if not isinstance(value, bool):
@@ -135,8 +162,12 @@ def _doc(op: dict[str, Any]) -> str:
         shown = "by depth: " + p["default"] + " at 8 bits, " + p["default_16"] + " at 16" \
             if default is None else repr(default)
         choices = f"; {p['choices']}" if p["choices"] else ""
-        lines += [f"{name} : {_PYTHON_TYPES[p['kind']].__name__}, default {shown}",
+        lines += [f"{name} : {EXTRA_TYPES.get(name, _PYTHON_TYPES[p['kind']].__name__)}, "
+                  f"default {shown}",
                   f"    {p['help']} (the command line's {p['option']}{choices})."]
+        if name == "se":
+            lines += ["    Or a 2-D 0/1 mask (uint8 or bool, odd sides) equal to one of those "
+                      "elements'."]
     lines += ["variant : str, optional", "    The backend's variant; parfilter.variants(op, backend).",
               "backend : str, optional", "    Where it runs (parfilter.backends()); None: " +
               DEFAULT_BACKEND + " for host arrays, cuda for GPU arrays (CuPy, PyTorch), whose " +
@@ -199,7 +230,7 @@ def make_op_function(op: dict[str, Any]) -> Callable[..., Any]:
                  "_prepared": _PREPARED[name]}
     exec(source, namespace)  # noqa: S102 - the source is built from the op table alone
     fn = namespace[name]
-    fn.__annotations__ = {p: _PYTHON_TYPES[PARAMS[p]["kind"]] for p in params}
+    fn.__annotations__ = {p: EXTRA_TYPES.get(p, _PYTHON_TYPES[PARAMS[p]["kind"]]) for p in params}
     fn.__annotations__.update(variant="str | None", backend="str | None", threads="int | None")
     fn.__doc__ = _doc(op)
     fn.__module__ = "parfilter"

@@ -38,7 +38,7 @@ def stub_text() -> str:
         params = []
         for name in op["params"]:
             p = _api.PARAMS[name]
-            kind = _api._PYTHON_TYPES[p["kind"]].__name__
+            kind = _api.EXTRA_TYPES.get(name, _api._PYTHON_TYPES[p["kind"]].__name__)
             default = _api._default(p)
             params.append(f"{name}: {kind} | None = None" if default is None
                           else f"{name}: {kind} = {default!r}")

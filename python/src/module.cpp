@@ -9,6 +9,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -21,6 +22,7 @@
 
 #include "arrays.hpp"
 #include "backend_pool.hpp"
+#include "filter_math.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/image_io.hpp"
@@ -142,6 +144,16 @@ nb::object run_on_device(const std::vector<Step>& steps, const CudaArray& array,
   nb::object image = to_device_array(std::move(output), has_channel_axis(array), framework);
   if (traits.threshold_result && threshold) return nb::make_tuple(image, *threshold);
   return image;
+}
+
+/// The mask of a named structuring element ("cross:5x5"): uint8 (H, W), 1 where set.
+nb::object se_mask(const std::string& text) {
+  const std::optional<SeSpec> spec = parse_se(text);
+  if (!spec) throw UsageError("se '" + text + "': SHAPE:WxH, SHAPE rect, cross or ellipse");
+  const StructuringElement se = make_structuring_element(*spec);
+  Image mask = Image::uninitialized(se.width, se.height, 1);
+  std::copy(se.mask.begin(), se.mask.end(), mask.data());
+  return to_array(std::move(mask), false);
 }
 
 nb::list op_table_list() {
@@ -317,6 +329,8 @@ NB_MODULE(_parfilter, m) {
   m.def(
       "reads_in_place", [](const py::HostArray& array) { return py::ArrayInput(array).in_place(); },
       "image"_a, "Whether the backends read the array's own memory, with no copy on the way in.");
+  m.def("se_mask", &py::se_mask, "se"_a,
+        "The mask of a named structuring element, as the morphology ops apply it.");
   m.def("run_on_device", &py::run_on_device, "steps"_a, "image"_a, "backend"_a, "threads"_a,
         "stream"_a, "framework"_a,
         "The same on a CUDA array, ordered on the caller's stream; the result stays there.");
