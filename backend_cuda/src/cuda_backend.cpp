@@ -33,6 +33,8 @@ using cuda::DeviceList;
 using cuda::DeviceResult;
 using cuda::Workspace;
 
+using WorkspacePool = LeasePool<Workspace>;
+
 constexpr std::size_t kBatchSlots = 3;  ///< images in flight: upload, kernels, download
 /// Freed pinned image buffers kept for reuse: a batch's window of images, with room to spare.
 constexpr std::size_t kCachedPinnedBytes = std::size_t{2} << 30;
@@ -108,16 +110,16 @@ class CudaBackend final : public Backend {
   OpOutput run_chain(const OpChain& chain, const ConstImageView& input,
                      StageTimes* times) override {
     const OpChain resolved = resolve(chain);
-    Workspace& ws = workspace(0);
-    Pending pending = start(ws, resolved, input);
-    return finish(ws, pending, times);
+    const WorkspacePool::Lease ws = lease_workspace();
+    Pending pending = start(*ws, resolved, input);
+    return finish(*ws, pending, times);
   }
 
   [[nodiscard]] bool runs_16_bit() const override { return true; }
   OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
     const OpChain resolved = resolve(chain);
     CUDA_CHECK(cudaSetDevice(device_));
-    return cuda::run_chain_16(workspace(0), resolved, input, pinned_results_, times);
+    return cuda::run_chain_16(*lease_workspace(), resolved, input, pinned_results_, times);
   }
 
   [[nodiscard]] bool runs_device_images() const override { return true; }
@@ -129,7 +131,7 @@ class CudaBackend final : public Backend {
                        ", the backend on device " + std::to_string(device_) +
                        " (choose it with device=)");
     }
-    return cuda::run_on_device_memory(workspace(0), resolved, input,
+    return cuda::run_on_device_memory(*lease_workspace(), resolved, input,
                                       reinterpret_cast<cudaStream_t>(stream));
   }
 
@@ -159,7 +161,8 @@ class CudaBackend final : public Backend {
       return;
     }
     use_device();
-    InFlight ring{*this, resolved};
+    InFlight ring{*this, resolved, {}};
+    for (std::size_t s = 0; s < kBatchSlots; ++s) ring.workspaces.push_back(lease_workspace());
     run_in_flight(ring, kBatchSlots, callbacks);
   }
 
@@ -169,29 +172,26 @@ class CudaBackend final : public Backend {
     using Pending = parfilter::Pending;
     CudaBackend& backend;
     const OpChain& chain;
+    std::vector<WorkspacePool::Lease> workspaces;
 
     Pending start(std::size_t slot, BatchInput& input) {
       const ConstImageView view = input.image.view();
-      Pending pending = backend.start(backend.workspace(slot), chain, view, &input.image);
+      Pending pending = backend.start(*workspaces[slot], chain, view, &input.image);
       // The upload may still read the input (unless it became the result's buffer): it lives
       // until the slot retires.
       pending.input = std::move(input.image);
       return pending;
     }
     OpOutput finish(std::size_t slot, Pending& pending, StageTimes* times) {
-      return backend.finish(backend.workspace(slot), pending, times);
+      return backend.finish(*workspaces[slot], pending, times);
     }
     static bool overlaps(const BatchInput& input) { return input.image.depth() == Depth::u8; }
     OpOutput run_alone(std::size_t slot, BatchInput& input, StageTimes* times) {
       CUDA_CHECK(cudaSetDevice(backend.device_));
-      return cuda::run_chain_16(backend.workspace(slot), chain, input.image,
-                                backend.pinned_results_, times);
+      return cuda::run_chain_16(*workspaces[slot], chain, input.image, backend.pinned_results_,
+                                times);
     }
-    void abandon(std::size_t slot) noexcept {
-      Workspace& ws = backend.workspace(slot);
-      ws.gate.open();
-      (void)cudaStreamSynchronize(ws.stream.get());  // its error is the batch's, already met
-    }
+    void abandon(std::size_t slot) noexcept { workspaces[slot]->drain(); }
   };
 
   OpChain resolve(const OpChain& chain) {
@@ -259,9 +259,8 @@ class CudaBackend final : public Backend {
     device_ = device;
   }
 
-  Workspace& workspace(std::size_t i) {
-    while (workspaces_.size() <= i) workspaces_.push_back(std::make_unique<Workspace>());
-    return *workspaces_[i];
+  [[nodiscard]] WorkspacePool::Lease lease_workspace() {
+    return workspaces_.lease([] { return std::make_unique<Workspace>(); });
   }
 
   /// Enqueues the input's upload, every step of the chain and the download.
@@ -358,7 +357,8 @@ class CudaBackend final : public Backend {
   mutable DeviceList devices_;
   std::mutex device_mutex_;
   int device_ = -1;
-  std::vector<std::unique_ptr<Workspace>> workspaces_;
+  /// Each caller's own streams and buffers: a run leases one, a batch kBatchSlots.
+  WorkspacePool workspaces_;
   /// The driver's and the context's start, on another thread (last: it uses the members above).
   BackgroundStart start_{[this] {
     ensure_device();

@@ -33,6 +33,11 @@ struct Workspace {
     gate.open();
     stream.synchronize();
   }
+  /// The same, ignoring errors: before a failed or abandoned image's buffers are reused.
+  void drain() noexcept {
+    gate.open();
+    (void)cudaStreamSynchronize(stream.get());
+  }
   /// Grows `buffer` to hold `bytes`. A reallocation frees the old block (cudaFree and
   /// cudaFreeHost wait for the device), so the gate opens first.
   template <typename Buffer>

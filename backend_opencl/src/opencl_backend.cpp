@@ -31,48 +31,9 @@ using opencl::Runtime;
 /// one downloading.
 constexpr std::size_t kBatchLanes = 3;
 
-/// The lanes of one backend instance, each lent to one caller at a time: a run takes one, a
-/// batch kBatchLanes; concurrent callers get lanes of their own. Lanes keep their buffers, so
-/// repeated runs (--repeat, the images of a batch) allocate nothing.
-class LanePool {
- public:
-  /// A lane on loan; it goes back idle (its queue drained) when the loan ends.
-  class Lease {
-   public:
-    Lease(LanePool& pool, std::unique_ptr<Lane> lane) : pool_(&pool), lane_(std::move(lane)) {}
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    Lease(Lease&& other) noexcept = default;
-    Lease& operator=(Lease&& other) noexcept = delete;
-    ~Lease() {
-      if (!lane_) return;
-      lane_->drain();
-      const std::scoped_lock lock(pool_->mutex_);
-      pool_->idle_.push_back(std::move(lane_));
-    }
-    [[nodiscard]] Lane& operator*() const { return *lane_; }
-
-   private:
-    LanePool* pool_;
-    std::unique_ptr<Lane> lane_;
-  };
-
-  [[nodiscard]] Lease lease(Runtime& runtime) {
-    {
-      const std::scoped_lock lock(mutex_);
-      if (!idle_.empty()) {
-        std::unique_ptr<Lane> lane = std::move(idle_.back());
-        idle_.pop_back();
-        return {*this, std::move(lane)};
-      }
-    }
-    return {*this, std::make_unique<Lane>(runtime)};
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<Lane>> idle_;
-};
+/// The lanes of one backend instance: a run takes one, a batch kBatchLanes; lanes keep their
+/// buffers, so repeated runs (--repeat, the images of a batch) allocate nothing.
+using LanePool = LeasePool<Lane>;
 
 class OpenClBackend final : public Backend {
  public:
@@ -125,7 +86,7 @@ class OpenClBackend final : public Backend {
                      StageTimes* times) override {
     const OpChain resolved = resolve_chain(*this, chain);
     Runtime& rt = use_device();
-    const LanePool::Lease lane = lanes_.lease(rt);
+    const LanePool::Lease lane = lease_lane(rt);
     PendingImage pending = opencl::start_chain(*lane, resolved, input);
     return opencl::finish_chain(*lane, pending, times);
   }
@@ -134,7 +95,7 @@ class OpenClBackend final : public Backend {
   OpOutput run_chain_16(const OpChain& chain, const Image& input, StageTimes* times) override {
     const OpChain resolved = resolve_chain(*this, chain);
     Runtime& rt = use_device();
-    const LanePool::Lease lane = lanes_.lease(rt);
+    const LanePool::Lease lane = lease_lane(rt);
     return opencl::run_chain_16(*lane, resolved, input, times);
   }
 
@@ -150,7 +111,7 @@ class OpenClBackend final : public Backend {
     }
     Runtime& rt = use_device();
     InFlight ring{resolved, {}};
-    for (std::size_t s = 0; s < kBatchLanes; ++s) ring.lanes.push_back(lanes_.lease(rt));
+    for (std::size_t s = 0; s < kBatchLanes; ++s) ring.lanes.push_back(lease_lane(rt));
     run_in_flight(ring, kBatchLanes, callbacks);
   }
 
@@ -203,6 +164,10 @@ class OpenClBackend final : public Backend {
     Runtime& rt = Runtime::of(found.devices.devices[*found.choice.device].id);
     inputs_->attach(rt.host_pool());
     return rt;
+  }
+
+  [[nodiscard]] LanePool::Lease lease_lane(Runtime& rt) {
+    return lanes_.lease([&rt] { return std::make_unique<Lane>(rt); });
   }
 
   Runtime& use_device() {

@@ -8,6 +8,8 @@
 #include <concepts>
 #include <cstddef>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -15,6 +17,54 @@
 #include "parfilter/backend.hpp"
 
 namespace parfilter {
+
+/// A device's queues or streams, each with its buffers, lent to one caller at a time: callers
+/// on several threads (a streamed chain's device stages, Python threads) never share one, and
+/// repeated runs reuse what an earlier one allocated. An object goes back idle once its
+/// drain() (noexcept) has waited for its commands.
+template <typename T>
+class LeasePool {
+ public:
+  /// An object on loan, back to its pool when the lease ends.
+  class Lease {
+   public:
+    Lease(LeasePool& pool, std::unique_ptr<T> object) : pool_(&pool), object_(std::move(object)) {}
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    Lease(Lease&& other) noexcept = default;
+    Lease& operator=(Lease&& other) noexcept = delete;
+    ~Lease() {
+      if (!object_) return;
+      object_->drain();
+      const std::scoped_lock lock(pool_->mutex_);
+      pool_->idle_.push_back(std::move(object_));
+    }
+    [[nodiscard]] T& operator*() const { return *object_; }
+    [[nodiscard]] T* operator->() const { return object_.get(); }
+
+   private:
+    LeasePool* pool_;
+    std::unique_ptr<T> object_;
+  };
+
+  /// An idle object, else a new one from `make()` (a std::unique_ptr<T>).
+  template <typename Make>
+  [[nodiscard]] Lease lease(Make&& make) {
+    {
+      const std::scoped_lock lock(mutex_);
+      if (!idle_.empty()) {
+        std::unique_ptr<T> object = std::move(idle_.back());
+        idle_.pop_back();
+        return {*this, std::move(object)};
+      }
+    }
+    return {*this, std::forward<Make>(make)()};
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<T>> idle_;
+};
 
 /// Runs `run(&times)` for input `index` and reports its result or its failure to `callbacks`
 /// (a failure in `done` itself is the caller's, not the input's).
