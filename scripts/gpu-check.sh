@@ -126,8 +126,11 @@ if [[ $sanitizer -eq 1 ]]; then
   for tool in memcheck racecheck; do
     quick=()
     [[ $tool == racecheck ]] && quick=(env PARFILTER_CUDA_QUICK=1)
-    # test_cross_backend_16's CUDA cases: every op, variant, border and shape at 16 bits.
-    for test in test_cuda test_cuda_device_memory "test_cross_backend_16 --gtest_filter=*cuda*"; do
+    # test_cross_backend_16's CUDA cases: every op, variant, border and shape at 16 bits; under
+    # memcheck also the streamed strips' CUDA cases (the in-flight ring, from threads of its own).
+    tests=(test_cuda test_cuda_device_memory "test_cross_backend_16 --gtest_filter=*cuda*")
+    [[ $tool == memcheck ]] && tests+=("test_strip_pipeline --gtest_filter=*cuda*")
+    for test in "${tests[@]}"; do
       read -r -a test_args <<<"$test"
       STEP_TIMEOUT="${SANITIZER_TIMEOUT:-${STEP_TIMEOUT:-900}}" step "compute-sanitizer $tool $test" \
         "$tool.log" "${quick[@]}" compute-sanitizer --tool "$tool" --error-exitcode 86 \
