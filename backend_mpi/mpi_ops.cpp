@@ -116,7 +116,7 @@ OpOutput run_thresholding(const Local& local, Op op, const OpParams& params) {
   });
   allreduce_histograms(local.comm, hist);
   OpOutput output;
-  output.threshold = op == Op::otsu ? otsu_threshold(hist[0]) : isodata_threshold(hist[0]);
+  output.threshold = global_threshold(op, hist[0]);
   const bool adaptive = op == Op::segment && params.adaptive;
   on_every_rank(local.comm, [&] {
     const RowPass pass = adaptive ? adaptive_segment_pass(params, *output.threshold)

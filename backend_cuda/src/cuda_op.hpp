@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda_ops.hpp"
+#include "deep_device.hpp"
 
 namespace parfilter::cuda {
 
@@ -19,6 +20,10 @@ struct CudaOp {
   /// The op (params.variant resolved) on ws.stream over `in`, which lies in ws.input. An op
   /// with a host step (histogram, equalize, otsu, segment) waits for the stream there.
   DeviceResult (*run)(Workspace& ws, const OpParams& params, const DeviceImage& in) = nullptr;
+  /// The op at 16 bits, every variant alike: one of DeviceChain16's steps
+  /// (Chain16::step_of<&Chain16::gaussian>), or its own kernels launched through
+  /// chain.device().timed.
+  Chain16::Step run_16 = nullptr;
 };
 
 /// A CudaOp's run for an op of a group whose steps are shared: `group_run` (run_morphology,

@@ -53,7 +53,7 @@ DeviceResult run_thresholding(Workspace& ws, Op op, const OpParams& params, cons
   const DeviceImage gray = in.channels == 1 ? in : ws.image(ws.gray, in.width, in.height, 1);
   const auto hist = histograms(ws, HistogramVariant::shared_atomics, HistogramSource::gray, in,
                                in.channels == 1 ? DeviceImage{} : gray);
-  const int t = op == Op::otsu ? otsu_threshold(hist.front()) : isodata_threshold(hist.front());
+  const int t = global_threshold(op, hist.front());
   if (op == Op::segment && params.adaptive) {
     launch_adaptive_segment(gray, out, params.window, params.min_contrast, t, ws.stream.get());
   } else {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "deep_device.hpp"
 #include "ops.hpp"
 
 namespace parfilter::opencl {
@@ -21,6 +22,10 @@ struct ClOp {
   /// with a host step (histogram, equalize, otsu, segment) waits for the queue there.
   DeviceResult (*run)(Lane& lane, const DeviceImage& input, const OpParams& params,
                       std::string_view variant) = nullptr;
+  /// The op at 16 bits, every variant alike: one of DeviceChain16's steps
+  /// (Chain16::step_of<&Chain16::gaussian>), or its own kernels run through
+  /// chain.device().run.
+  Chain16::Step run_16 = nullptr;
 };
 
 /// A ClOp's run for an op of a group whose steps are shared: `group_run` (run_morphology_op,

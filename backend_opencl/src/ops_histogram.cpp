@@ -149,7 +149,7 @@ DeviceResult run_thresholding(Lane& rt, Op op, const DeviceImage& input, const O
   const Buffer& image = input.buffer();
   const Buffer gray = gray_plane(rt, image, s.width, s.height, s.channels);
   const HistogramBins hist = device_histogram(rt, gray, s.pixels(), 1, 0, internal_histogram(rt));
-  const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
+  const int threshold = global_threshold(op, hist);
   Buffer out = rt.buffer(image_bytes(s.width, s.height, 1), "segment output");
   if (op == Op::segment && params.adaptive) {
     run_adaptive_segment(rt, s, gray, out, params, threshold, variant);

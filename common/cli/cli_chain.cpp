@@ -119,7 +119,7 @@ OpChain make_chain(const CliArgs& args) {
     }
   }
   validate_chain(chain);
-  if (args.print_threshold && !op_info(chain.back().op).traits.threshold_result) {
+  if (args.print_threshold && !op_info(chain.back().op).traits.gives_threshold()) {
     throw UsageError("--print-threshold applies to otsu and segment (as the chain's last op)");
   }
   return chain;
@@ -157,7 +157,7 @@ std::string op_help(const std::string& program, Op op, const std::vector<std::st
       out << std::left << std::setw(kOptionColumn) << left << right << "\n";
     }
   }
-  if (info.traits.threshold_result) {
+  if (info.traits.gives_threshold()) {
     out << "  --print-threshold       print the global threshold on stdout\n";
   }
   out << "\nvariants on this backend (default first):";

@@ -109,7 +109,7 @@ OpOutput run_thresholding(const CpuOpContext& context, Op op, const ConstImageVi
                           const OpParams& params) {
   HistogramBins hist{};
   const GrayPlane gray = gray_plane(context, input, params.variant, &hist);
-  const int threshold = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
+  const int threshold = global_threshold(op, hist);
   OpOutput output;
   output.threshold = threshold;
   const bool adaptive = op == Op::segment && params.adaptive;

@@ -1,7 +1,9 @@
-// The 16-bit spec of docs/FILTERS.md on a GPU, written once for the device backends: which
-// kernels each op runs, in what order, and the host math between them (filter_math's tables
-// and thresholds), over a Device that owns the buffers and launches the kernels (CUDA's
-// deep_device.cpp, OpenCL's). The image stays on the device from the upload to the last
+// The 16-bit spec of docs/FILTERS.md on a GPU, written once for the device backends: the steps
+// of the ops whose kernels both backends' Devices launch, in what order, and the host math
+// between them (filter_math's tables and thresholds), over a Device that owns the buffers and
+// launches the kernels (CUDA's deep_device.hpp, OpenCL's). Each backend's table of ops says
+// which step runs an op (CudaOp::run_16, ClOp::run_16), so an op of its own kernels is one
+// entry there and nothing here. The image stays on the device from the upload to the last
 // step's download; only histograms come back in between.
 //
 // A Device provides, every buffer holding packed rows of 16-bit samples unless noted:
@@ -13,7 +15,7 @@
 //   void end_step(const Buffer& result);            every other buffer may serve the next step
 //   std::shared_ptr<SampleAllocator> host_results();  where results go (null: the heap)
 //   void download(const Buffer&, Image& into);
-//   and one launcher per kernel below (gray ... pool); the histograms' launchers,
+//   and one launcher per kernel the steps below call (gray ... pool); the histograms' launchers,
 //   count_samples(in, first, stride, count, bins) and count_luma(in, first, channels, count,
 //   bins), fill `bins` (kLevels16 32-bit counts) from `count` samples (pixels) and return
 //   once they are on the host.
@@ -65,8 +67,21 @@ class DeviceChain16 {
     Buffer buffer;
     Shape shape;
   };
+  /// One op at 16 bits, as a backend's table of ops gives it (CudaOp, ClOp): its result on the
+  /// device (none after a histogram), its histograms and threshold in `output`. An op of its
+  /// own kernels launches them through chain.device(); the others name one of the steps below.
+  using Step = std::optional<Plane> (*)(DeviceChain16& chain, Op op, const Plane& in,
+                                        const OpParams& params, OpOutput& output);
+  /// A member of this class with a Step's arguments, as a Step.
+  template <std::optional<Plane> (DeviceChain16::*method)(Op, const Plane&, const OpParams&,
+                                                          OpOutput&)>
+  static std::optional<Plane> step_of(DeviceChain16& chain, Op op, const Plane& in,
+                                      const OpParams& params, OpOutput& output) {
+    return (chain.*method)(op, in, params, output);
+  }
 
-  explicit DeviceChain16(Device& device) : device_(device) {}
+  /// `step_for(op)` is the backend's Step for op.
+  DeviceChain16(Device& device, Step (*step_for)(Op)) : device_(device), step_for_(step_for) {}
 
   /// The chain's steps (variants resolved) on a 16-bit image: one upload, one download.
   OpOutput run(const OpChain& resolved, const Image& input) {
@@ -91,66 +106,118 @@ class DeviceChain16 {
     for (const OpStep& step : resolved) {
       if (!current) break;  // a histogram ends the chain
       output = OpOutput{};
-      current = run_step(step.op, *current, at_depth(step.params, Depth::u16), output);
+      current =
+          step_for_(step.op)(*this, step.op, *current, at_depth(step.params, Depth::u16), output);
       if (current) device_.end_step(current->buffer);
     }
     return current;
   }
 
- private:
-  std::optional<Plane> run_step(Op op, const Plane& in, const OpParams& params, OpOutput& output) {
-    switch (op) {
-      case Op::gray:
-        return gray(in);
-      case Op::gaussian: {
-        Plane out = like(in.shape);
-        device_.gaussian(in.buffer, out.buffer, in.shape, gaussian_weights(params.sigma).q,
-                         params.border, params.variant != kDirectVariant);
-        return out;
+  Device& device() { return device_; }
+
+  /// A new device image of `shape`.
+  Plane like(Shape shape) { return {device_.alloc(shape.samples()), shape}; }
+
+  // The steps of the ops whose kernels the Device launches, each a Step (step_of).
+
+  std::optional<Plane> gray(Op /*op*/, const Plane& in, const OpParams& /*params*/,
+                            OpOutput& /*output*/) {
+    return gray(in);
+  }
+
+  std::optional<Plane> gaussian(Op /*op*/, const Plane& in, const OpParams& params,
+                                OpOutput& /*output*/) {
+    Plane out = like(in.shape);
+    device_.gaussian(in.buffer, out.buffer, in.shape, gaussian_weights(params.sigma).q,
+                     params.border, params.variant != kDirectVariant);
+    return out;
+  }
+
+  std::optional<Plane> sobel(Op /*op*/, const Plane& in, const OpParams& params,
+                             OpOutput& /*output*/) {
+    const Plane g = gray(in);
+    Plane out = like(g.shape);
+    device_.sobel(g.buffer, out.buffer, g.shape, params.border, params.sobel_output);
+    return out;
+  }
+
+  std::optional<Plane> sharpen(Op /*op*/, const Plane& in, const OpParams& params,
+                               OpOutput& /*output*/) {
+    Plane out = like(in.shape);
+    device_.sharpen(in.buffer, out.buffer, in.shape, params.border);
+    return out;
+  }
+
+  std::optional<Plane> histogram(Op /*op*/, const Plane& in, const OpParams& params,
+                                 OpOutput& output) {
+    if (params.per_channel) {
+      for (int c = 0; c < in.shape.channels; ++c) {
+        output.wide_histogram.push_back(histogram(in, c));
       }
-      case Op::sobel: {
-        const Plane g = gray(in);
-        Plane out = like(g.shape);
-        device_.sobel(g.buffer, out.buffer, g.shape, params.border, params.sobel_output);
-        return out;
-      }
-      case Op::sharpen: {
-        Plane out = like(in.shape);
-        device_.sharpen(in.buffer, out.buffer, in.shape, params.border);
-        return out;
-      }
-      case Op::histogram:
-        if (params.per_channel) {
-          for (int c = 0; c < in.shape.channels; ++c) {
-            output.wide_histogram.push_back(histogram(in, c));
-          }
-        } else {
-          const Plane g = gray(in);
-          output.wide_histogram.push_back(histogram(g, 0));
-        }
-        return std::nullopt;
-      case Op::equalize:
-        return equalize(in);
-      case Op::otsu:
-      case Op::segment:
-        return threshold(op, in, params, output);
-      case Op::erode:
-      case Op::dilate:
-      case Op::open:
-      case Op::close:
-        return morphology(op, in, params);
-      case Op::pool: {
-        Plane out =
-            like({pool_extent(in.shape.width), pool_extent(in.shape.height), in.shape.channels});
-        device_.pool(in.buffer, out.buffer, in.shape, out.shape);
-        return out;
-      }
+    } else {
+      output.wide_histogram.push_back(histogram(gray(in), 0));
     }
     return std::nullopt;
   }
 
-  Plane like(Shape shape) { return {device_.alloc(shape.samples()), shape}; }
+  std::optional<Plane> equalize(Op /*op*/, const Plane& in, const OpParams& /*params*/,
+                                OpOutput& /*output*/) {
+    Plane out = like(in.shape);
+    if (in.shape.channels == 1) {
+      const std::vector<std::uint16_t> lut = equalize_levels(histogram(in, 0));
+      device_.apply_lut(in.buffer, out.buffer, in.shape, device_.table(lut));
+    } else {
+      // Colour: the Y of YCrCb through the table, Cr and Cb kept, alpha copied.
+      const std::vector<std::uint16_t> lut = equalize_levels(luma_histogram(in));
+      device_.equalize_color(in.buffer, out.buffer, in.shape, device_.table(lut));
+    }
+    return out;
+  }
 
+  /// otsu and segment: the global threshold of the gray histogram by the op's rule, then the
+  /// threshold (or segment's adaptive one) on the device.
+  std::optional<Plane> threshold(Op op, const Plane& in, const OpParams& params, OpOutput& output) {
+    const Plane g = gray(in);
+    const int t = global_threshold(op, histogram(g, 0));
+    output.threshold = t;
+    Plane out = like(g.shape);
+    if (reads(op, Param::adaptive) && params.adaptive) {
+      device_.adaptive_segment(g.buffer, out.buffer, g.shape, params.window, params.min_contrast,
+                               t);
+    } else {
+      device_.threshold(g.buffer, out.buffer, g.shape, t);
+    }
+    return out;
+  }
+
+  /// The op's erosions and dilations in turn (morphology_steps).
+  std::optional<Plane> morphology(Op op, const Plane& in, const OpParams& params,
+                                  OpOutput& /*output*/) {
+    const StructuringElement se = make_structuring_element(params.se);
+    const Buffer mask = device_.mask(se.mask);
+    Plane current = in;
+    std::optional<Plane> spare;  // two buffers in turn, however many steps
+    bool reading_input = true;
+    for (const MorphOp step : morphology_steps(op, params.iterations)) {
+      Plane out = spare ? *spare : like(current.shape);
+      device_.morphology(current.buffer, out.buffer, current.shape, mask, se, step);
+      spare.reset();
+      if (!reading_input) spare = current;
+      current = std::move(out);
+      reading_input = false;
+    }
+    return current;
+  }
+
+  std::optional<Plane> pool(Op /*op*/, const Plane& in, const OpParams& /*params*/,
+                            OpOutput& /*output*/) {
+    Plane out =
+        like({pool_extent(in.shape.width), pool_extent(in.shape.height), in.shape.channels});
+    device_.pool(in.buffer, out.buffer, in.shape, out.shape);
+    return out;
+  }
+
+ private:
   /// Channel `channel`'s histogram of `in`.
   std::vector<std::uint64_t> histogram(const Plane& in, int channel) {
     const auto channels = static_cast<std::uint64_t>(in.shape.channels);
@@ -191,53 +258,8 @@ class DeviceChain16 {
     return out;
   }
 
-  Plane equalize(const Plane& in) {
-    Plane out = like(in.shape);
-    if (in.shape.channels == 1) {
-      const std::vector<std::uint16_t> lut = equalize_levels(histogram(in, 0));
-      device_.apply_lut(in.buffer, out.buffer, in.shape, device_.table(lut));
-    } else {
-      // Colour: the Y of YCrCb through the table, Cr and Cb kept, alpha copied.
-      const std::vector<std::uint16_t> lut = equalize_levels(luma_histogram(in));
-      device_.equalize_color(in.buffer, out.buffer, in.shape, device_.table(lut));
-    }
-    return out;
-  }
-
-  Plane threshold(Op op, const Plane& in, const OpParams& params, OpOutput& output) {
-    const Plane g = gray(in);
-    const std::vector<std::uint64_t> hist = histogram(g, 0);
-    const int t = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
-    output.threshold = t;
-    Plane out = like(g.shape);
-    if (op == Op::segment && params.adaptive) {
-      device_.adaptive_segment(g.buffer, out.buffer, g.shape, params.window, params.min_contrast,
-                               t);
-    } else {
-      device_.threshold(g.buffer, out.buffer, g.shape, t);
-    }
-    return out;
-  }
-
-  /// The op's erosions and dilations in turn (morphology_steps).
-  Plane morphology(Op op, const Plane& in, const OpParams& params) {
-    const StructuringElement se = make_structuring_element(params.se);
-    const Buffer mask = device_.mask(se.mask);
-    Plane current = in;
-    std::optional<Plane> spare;  // two buffers in turn, however many steps
-    bool reading_input = true;
-    for (const MorphOp step : morphology_steps(op, params.iterations)) {
-      Plane out = spare ? *spare : like(current.shape);
-      device_.morphology(current.buffer, out.buffer, current.shape, mask, se, step);
-      spare.reset();
-      if (!reading_input) spare = current;
-      current = std::move(out);
-      reading_input = false;
-    }
-    return current;
-  }
-
   Device& device_;
+  Step (*step_for_)(Op);
 };
 
 }  // namespace parfilter::deep

@@ -154,7 +154,7 @@ class GlobalStage final : public RowStage {
       lut_ = equalize_levels(pass.count(Counted::luma_or_gray));
     } else {
       const Histogram hist = pass.count(Counted::gray);
-      threshold_ = op_ == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
+      threshold_ = global_threshold(op_, hist);
     }
     counted_ = true;
   }

@@ -425,4 +425,17 @@ int row_halo_of(Op op, const OpParams& params) {
   return 0;
 }
 
+int global_threshold(Op op, std::span<const std::uint64_t> hist) {
+  switch (op_info(op).traits.threshold) {
+    case ThresholdRule::otsu:
+      return otsu_threshold(hist);
+    case ThresholdRule::isodata:
+      return isodata_threshold(hist);
+    case ThresholdRule::none:
+      break;
+  }
+  throw std::logic_error("global_threshold: " + std::string(op_info(op).name) +
+                         " has no threshold rule");
+}
+
 }  // namespace parfilter

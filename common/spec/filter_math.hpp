@@ -94,6 +94,13 @@ using GaussianLut = std::array<std::array<std::uint32_t, 256>, kGaussianDistinct
   return isodata_threshold(std::span<const std::uint64_t>(hist));
 }
 
+/// `op`'s global threshold of the gray histogram `hist`, by its rule (OpTraits::threshold);
+/// std::logic_error for an op without one.
+[[nodiscard]] int global_threshold(Op op, std::span<const std::uint64_t> hist);
+[[nodiscard]] inline int global_threshold(Op op, const HistogramBins& hist) {
+  return global_threshold(op, std::span<const std::uint64_t>(hist));
+}
+
 /// The isodata rounds of docs/FILTERS.md for n > 0 values summing to s, where below(t)
 /// returns {count, sum} of the values <= t. Wide is an unsigned type that holds s * n
 /// exactly (isodata_threshold uses 128 bits; a window of segment --adaptive fits 64). The one

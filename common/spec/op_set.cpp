@@ -80,7 +80,8 @@ constexpr OpTraits kGrayResult{.gray_result = true};
 constexpr OpTraits morphology(MorphologyOrder order) {
   return OpTraits{.morphology = order, .reach = RowReach::element};
 }
-constexpr OpTraits kThreshold{.gray_result = true, .whole_image = true, .threshold_result = true};
+constexpr OpTraits kOtsu{
+    .gray_result = true, .whole_image = true, .threshold = ThresholdRule::otsu};
 
 constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
     {Op::gray, "gray", "BT.601 luma in Q15; 1-channel output", kNoParams, kGrayResult},
@@ -94,11 +95,11 @@ constexpr std::array<OpInfo, kAllOps.size()> kOps = {{
      OpTraits{.whole_image = true, .histogram_result = true}},
     {Op::equalize, "equalize", "histogram equalization (of YCrCb luma for colour images)",
      kNoParams, OpTraits{.whole_image = true}},
-    {Op::otsu, "otsu", "Otsu threshold of gray; 1-channel output", kNoParams, kThreshold},
+    {Op::otsu, "otsu", "Otsu threshold of gray; 1-channel output", kNoParams, kOtsu},
     {Op::segment, "segment", "isodata threshold, global or local (--adaptive)", kSegmentParams,
      OpTraits{.gray_result = true,
               .whole_image = true,
-              .threshold_result = true,
+              .threshold = ThresholdRule::isodata,
               .reach = RowReach::window}},
     {Op::erode, "erode", "minimum over the structuring element", kMorphologyParams,
      morphology(MorphologyOrder::erode)},

@@ -142,7 +142,7 @@ nb::object run_on_device(const std::vector<Step>& steps, const CudaArray& array,
   }
   const std::optional<int> threshold = output.threshold;
   nb::object image = to_device_array(std::move(output), has_channel_axis(array), framework);
-  if (traits.threshold_result && threshold) return nb::make_tuple(image, *threshold);
+  if (traits.gives_threshold() && threshold) return nb::make_tuple(image, *threshold);
   return image;
 }
 
@@ -168,7 +168,7 @@ nb::list op_table_list() {
     op["gray_result"] = info.traits.gray_result;
     op["halves_size"] = info.traits.halves_size;
     op["histogram_result"] = info.traits.histogram_result;
-    op["threshold_result"] = info.traits.threshold_result;
+    op["threshold_result"] = info.traits.gives_threshold();
     op["morphology"] = info.traits.morphology != MorphologyOrder::none;
     ops.append(op);
   }

@@ -36,7 +36,7 @@ nb::object PreparedChain::run(const HostArray& array) const {
   }
   if (last_traits_->histogram_result) return histogram_array(output);
   nb::object image = to_array(std::move(output.image), input.channel_axis());
-  if (last_traits_->threshold_result && output.threshold) {
+  if (last_traits_->gives_threshold() && output.threshold) {
     return nb::make_tuple(image, *output.threshold);
   }
   return image;

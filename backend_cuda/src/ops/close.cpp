@@ -4,6 +4,7 @@
 
 namespace parfilter::cuda::ops {
 
-extern const CudaOp close_op{"close", morphology_variants, run_in_group<run_morphology, Op::close>};
+extern const CudaOp close_op{"close", morphology_variants, run_in_group<run_morphology, Op::close>,
+                             Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::cuda::ops

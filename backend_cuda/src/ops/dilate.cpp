@@ -5,6 +5,7 @@
 namespace parfilter::cuda::ops {
 
 extern const CudaOp dilate_op{"dilate", morphology_variants,
-                              run_in_group<run_morphology, Op::dilate>};
+                              run_in_group<run_morphology, Op::dilate>,
+                              Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::cuda::ops

@@ -21,6 +21,7 @@ DeviceResult run(Workspace& ws, const OpParams& /*params*/, const DeviceImage& i
 
 }  // namespace
 
-extern const CudaOp equalize_op{"equalize", default_variant_only, run};
+extern const CudaOp equalize_op{"equalize", default_variant_only, run,
+                                Chain16::step_of<&Chain16::equalize>};
 
 }  // namespace parfilter::cuda::ops

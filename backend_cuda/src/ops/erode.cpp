@@ -4,6 +4,7 @@
 
 namespace parfilter::cuda::ops {
 
-extern const CudaOp erode_op{"erode", morphology_variants, run_in_group<run_morphology, Op::erode>};
+extern const CudaOp erode_op{"erode", morphology_variants, run_in_group<run_morphology, Op::erode>,
+                             Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::cuda::ops

@@ -65,6 +65,6 @@ DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
 
 }  // namespace
 
-extern const CudaOp gaussian_op{"gaussian", variants, run};
+extern const CudaOp gaussian_op{"gaussian", variants, run, Chain16::step_of<&Chain16::gaussian>};
 
 }  // namespace parfilter::cuda::ops

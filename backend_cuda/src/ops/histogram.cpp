@@ -19,6 +19,6 @@ DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
 
 }  // namespace
 
-extern const CudaOp histogram_op{"histogram", variants, run};
+extern const CudaOp histogram_op{"histogram", variants, run, Chain16::step_of<&Chain16::histogram>};
 
 }  // namespace parfilter::cuda::ops

@@ -4,6 +4,7 @@
 
 namespace parfilter::cuda::ops {
 
-extern const CudaOp open_op{"open", morphology_variants, run_in_group<run_morphology, Op::open>};
+extern const CudaOp open_op{"open", morphology_variants, run_in_group<run_morphology, Op::open>,
+                            Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::cuda::ops

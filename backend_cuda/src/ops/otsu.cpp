@@ -4,6 +4,7 @@
 
 namespace parfilter::cuda::ops {
 
-extern const CudaOp otsu_op{"otsu", default_variant_only, run_in_group<run_thresholding, Op::otsu>};
+extern const CudaOp otsu_op{"otsu", default_variant_only, run_in_group<run_thresholding, Op::otsu>,
+                            Chain16::step_of<&Chain16::threshold>};
 
 }  // namespace parfilter::cuda::ops

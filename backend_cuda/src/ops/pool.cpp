@@ -13,6 +13,6 @@ DeviceResult run(Workspace& ws, const OpParams& /*params*/, const DeviceImage& i
 
 }  // namespace
 
-extern const CudaOp pool_op{"pool", default_variant_only, run};
+extern const CudaOp pool_op{"pool", default_variant_only, run, Chain16::step_of<&Chain16::pool>};
 
 }  // namespace parfilter::cuda::ops

@@ -5,6 +5,7 @@
 namespace parfilter::cuda::ops {
 
 extern const CudaOp segment_op{"segment", default_variant_only,
-                               run_in_group<run_thresholding, Op::segment>};
+                               run_in_group<run_thresholding, Op::segment>,
+                               Chain16::step_of<&Chain16::threshold>};
 
 }  // namespace parfilter::cuda::ops

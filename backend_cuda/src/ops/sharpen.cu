@@ -192,6 +192,6 @@ DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
 
 }  // namespace
 
-extern const CudaOp sharpen_op{"sharpen", variants, run};
+extern const CudaOp sharpen_op{"sharpen", variants, run, Chain16::step_of<&Chain16::sharpen>};
 
 }  // namespace parfilter::cuda::ops

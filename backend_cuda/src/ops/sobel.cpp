@@ -28,6 +28,6 @@ DeviceResult run(Workspace& ws, const OpParams& params, const DeviceImage& in) {
 
 }  // namespace
 
-extern const CudaOp sobel_op{"sobel", variants, run};
+extern const CudaOp sobel_op{"sobel", variants, run, Chain16::step_of<&Chain16::sobel>};
 
 }  // namespace parfilter::cuda::ops

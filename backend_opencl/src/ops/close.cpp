@@ -4,7 +4,7 @@
 
 namespace parfilter::opencl::ops {
 
-extern const ClOp close_op{"close", morphology_variants,
-                           run_in_group<run_morphology_op, Op::close>};
+extern const ClOp close_op{"close", morphology_variants, run_in_group<run_morphology_op, Op::close>,
+                           Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::opencl::ops

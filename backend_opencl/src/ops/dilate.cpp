@@ -5,6 +5,7 @@
 namespace parfilter::opencl::ops {
 
 extern const ClOp dilate_op{"dilate", morphology_variants,
-                            run_in_group<run_morphology_op, Op::dilate>};
+                            run_in_group<run_morphology_op, Op::dilate>,
+                            Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::opencl::ops

@@ -4,7 +4,7 @@
 
 namespace parfilter::opencl::ops {
 
-extern const ClOp erode_op{"erode", morphology_variants,
-                           run_in_group<run_morphology_op, Op::erode>};
+extern const ClOp erode_op{"erode", morphology_variants, run_in_group<run_morphology_op, Op::erode>,
+                           Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::opencl::ops

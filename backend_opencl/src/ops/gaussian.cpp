@@ -15,6 +15,7 @@ std::vector<std::string> variants() {
 // registers took 0.121 ms, the pixel-word stream (tile) 0.144, the strip kernel (which other
 // channel counts take) 0.27, separable 0.51.
 extern const ClOp gaussian_op{"gaussian", variants,
-                              run_by_device<run_gaussian, kGaussianVector, kGaussianQuads>};
+                              run_by_device<run_gaussian, kGaussianVector, kGaussianQuads>,
+                              Chain16::step_of<&Chain16::gaussian>};
 
 }  // namespace parfilter::opencl::ops

@@ -16,6 +16,6 @@ DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
 
 }  // namespace
 
-extern const ClOp histogram_op{"histogram", variants, run};
+extern const ClOp histogram_op{"histogram", variants, run, Chain16::step_of<&Chain16::histogram>};
 
 }  // namespace parfilter::opencl::ops

@@ -3,6 +3,7 @@
 
 namespace parfilter::opencl::ops {
 
-extern const ClOp open_op{"open", morphology_variants, run_in_group<run_morphology_op, Op::open>};
+extern const ClOp open_op{"open", morphology_variants, run_in_group<run_morphology_op, Op::open>,
+                          Chain16::step_of<&Chain16::morphology>};
 
 }  // namespace parfilter::opencl::ops

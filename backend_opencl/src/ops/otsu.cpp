@@ -3,6 +3,7 @@
 
 namespace parfilter::opencl::ops {
 
-extern const ClOp otsu_op{"otsu", default_variant_only, run_in_group<run_thresholding, Op::otsu>};
+extern const ClOp otsu_op{"otsu", default_variant_only, run_in_group<run_thresholding, Op::otsu>,
+                          Chain16::step_of<&Chain16::threshold>};
 
 }  // namespace parfilter::opencl::ops

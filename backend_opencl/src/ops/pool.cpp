@@ -3,6 +3,7 @@
 
 namespace parfilter::opencl::ops {
 
-extern const ClOp pool_op{"pool", default_variant_only, run_image_step<run_pool>};
+extern const ClOp pool_op{"pool", default_variant_only, run_image_step<run_pool>,
+                          Chain16::step_of<&Chain16::pool>};
 
 }  // namespace parfilter::opencl::ops

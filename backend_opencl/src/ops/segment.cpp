@@ -18,6 +18,6 @@ DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& params,
 
 }  // namespace
 
-extern const ClOp segment_op{"segment", variants, run};
+extern const ClOp segment_op{"segment", variants, run, Chain16::step_of<&Chain16::threshold>};
 
 }  // namespace parfilter::opencl::ops

@@ -15,6 +15,7 @@ std::vector<std::string> variants() {
 // 0.114 for the tile stream and 0.24 for vector), which take RGBA only: other channel counts
 // go by four samples per work item.
 extern const ClOp sharpen_op{"sharpen", variants,
-                             run_by_device<run_sharpen, kSharpenVector, kSharpenQuads>};
+                             run_by_device<run_sharpen, kSharpenVector, kSharpenQuads>,
+                             Chain16::step_of<&Chain16::sharpen>};
 
 }  // namespace parfilter::opencl::ops

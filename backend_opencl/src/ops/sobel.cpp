@@ -12,6 +12,7 @@ std::vector<std::string> variants() {
 
 // On a GPU the gray comes on the fly, in one kernel, four columns per work item; on a CPU the
 // gray plane and 16 pixels per work item.
-extern const ClOp sobel_op{"sobel", variants, run_by_device<run_sobel, kSobelVload16, kSobelQuads>};
+extern const ClOp sobel_op{"sobel", variants, run_by_device<run_sobel, kSobelVload16, kSobelQuads>,
+                           Chain16::step_of<&Chain16::sobel>};
 
 }  // namespace parfilter::opencl::ops

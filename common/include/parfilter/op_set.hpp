@@ -162,6 +162,13 @@ enum class RowReach : std::uint8_t {
   stride,   ///< kPoolStride input rows for each output row (pool)
 };
 
+/// How an op that thresholds the whole image finds its global level in the gray histogram.
+enum class ThresholdRule : std::uint8_t {
+  none,     ///< the op does not threshold
+  otsu,     ///< the maximum between-class variance
+  isodata,  ///< the isodata iteration (segment)
+};
+
 /// What an op's result is and what it reads, for the code that handles ops generically.
 struct OpTraits {
   /// erode, dilate, open, close (--se and --iterations): their steps.
@@ -172,9 +179,12 @@ struct OpTraits {
   bool whole_image = false;
   bool halves_size = false;  ///< pool: ceil(W/2) x ceil(H/2)
   bool histogram_result = false;
-  bool threshold_result = false;  ///< also gives the global threshold (--print-threshold)
+  /// Its global threshold's rule; an op with one also gives it (--print-threshold).
+  ThresholdRule threshold = ThresholdRule::none;
   RowReach reach = RowReach::none;
   int radius = 0;  ///< RowReach::radius's rows
+
+  [[nodiscard]] constexpr bool gives_threshold() const { return threshold != ThresholdRule::none; }
 };
 
 struct OpInfo {

@@ -1,5 +1,5 @@
 // vmax3, the dummy op of scripts/check-add-op.sh: each sample the max of itself and those above
-// and below; SAMPLE is uchar, or ushort for 16 bits (deep_device.cpp). Packed rows.
+// and below; SAMPLE is uchar, or ushort for 16 bits (ClDeepDevice::run). Packed rows.
 #ifndef SAMPLE
 #define SAMPLE uchar
 #endif

@@ -1,9 +1,9 @@
-// vmax3, the dummy op of scripts/check-add-op.sh: its kernel at either depth, the 8-bit op and
-// the 16-bit launcher (deep_device.cpp calls it).
+// vmax3, the dummy op of scripts/check-add-op.sh: its kernel at either depth, the op at 8 bits
+// and at 16 bits.
 #include <algorithm>
+#include <optional>
 
 #include "cuda_op.hpp"
-#include "deep_launchers.hpp"
 #include "device_common.cuh"
 
 namespace parfilter::cuda {
@@ -45,17 +45,22 @@ DeviceResult run(Workspace& ws, const OpParams& /*params*/, const DeviceImage& i
   return DeviceResult{out, {}, {}};
 }
 
+std::optional<Plane16> run_16(Chain16& chain, Op /*op*/, const Plane16& in,
+                              const OpParams& /*params*/, OpOutput& /*output*/) {
+  Plane16 out = chain.like(in.shape);
+  const long long row = static_cast<long long>(in.shape.width) * in.shape.channels;
+  CudaDeepDevice& device = chain.device();
+  device.timed([&] {
+    vmax3_launch(CudaDeepDevice::image(in.buffer), CudaDeepDevice::image(out.buffer), row, row, row,
+                 in.shape.height, device.stream());
+  });
+  return out;
+}
+
 }  // namespace
 
-namespace deep16 {
-void launch_vmax3(const Sample* in, Sample* out, Shape shape, cudaStream_t stream) {
-  const long long row = static_cast<long long>(shape.width) * shape.channels;
-  vmax3_launch(in, out, row, row, row, shape.height, stream);
-}
-}  // namespace deep16
-
 namespace ops {
-extern const CudaOp vmax3_op{"vmax3", default_variant_only, run};
+extern const CudaOp vmax3_op{"vmax3", default_variant_only, run, run_16};
 }  // namespace ops
 
 }  // namespace parfilter::cuda

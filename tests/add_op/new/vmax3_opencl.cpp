@@ -1,4 +1,6 @@
 // vmax3, the dummy op of scripts/check-add-op.sh (kernels/vmax3.cl).
+#include <optional>
+
 #include "cl_op.hpp"
 
 namespace parfilter::opencl::ops {
@@ -15,8 +17,19 @@ DeviceResult run(Lane& lane, const DeviceImage& input, const OpParams& /*params*
   return image_result(DeviceImage{out, input.width(), input.height(), input.channels()});
 }
 
+std::optional<Plane16> run_16(Chain16& chain, Op /*op*/, const Plane16& in,
+                              const OpParams& /*params*/, OpOutput& /*output*/) {
+  Plane16 out = chain.like(in.shape);
+  const int row_samples = in.shape.width * in.shape.channels;
+  chain.device().run(
+      "vmax3", "vmax3",
+      {static_cast<std::size_t>(row_samples), static_cast<std::size_t>(in.shape.height)}, kTile,
+      in.buffer, out.buffer, cl_int{row_samples}, cl_int{in.shape.height});
+  return out;
+}
+
 }  // namespace
 
-extern const ClOp vmax3_op{"vmax3", default_variant_only, run};
+extern const ClOp vmax3_op{"vmax3", default_variant_only, run, run_16};
 
 }  // namespace parfilter::opencl::ops
