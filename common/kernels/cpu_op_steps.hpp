@@ -62,4 +62,28 @@ inline constexpr std::array kFilterVariants{kDefaultVariant, kScalarVariant, kNa
 inline constexpr std::array kMorphologyVariants{kDefaultVariant, kScalarVariant, kMorphologyVhgw,
                                                 kMorphologySeparable, kNaiveVariant};
 
+/// The CpuOp of a thresholding op, `op` (otsu, segment): run_thresholding.
+template <Op op>
+[[nodiscard]] constexpr CpuOp thresholding_cpu_op(std::string_view name) {
+  return {
+      .name = name,
+      .variants = kDefaultAndScalar,
+      .run = [](const CpuOpContext& context, const ConstImageView& input, const OpParams& params) {
+        return run_thresholding(context, op, input, params);
+      }};
+}
+
+/// The CpuOp of a morphology op, `op` (erode, dilate, open, close): run_morphology, with
+/// morphology_halo.
+template <Op op>
+[[nodiscard]] constexpr CpuOp morphology_cpu_op(std::string_view name) {
+  return {.name = name,
+          .variants = kMorphologyVariants,
+          .run =
+              [](const CpuOpContext& context, const ConstImageView& input, const OpParams& params) {
+                return image_output(run_morphology(context, op, input, params));
+              },
+          .halo = [](const OpParams& params) { return morphology_halo(op, params); }};
+}
+
 }  // namespace parfilter

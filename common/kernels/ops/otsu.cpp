@@ -2,14 +2,7 @@
 #include "cpu_op_steps.hpp"
 
 namespace parfilter::cpu_ops {
-namespace {
 
-OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpParams& params) {
-  return run_thresholding(context, Op::otsu, input, params);
-}
-
-}  // namespace
-
-extern const CpuOp otsu_op{.name = "otsu", .variants = kDefaultAndScalar, .run = run};
+extern const CpuOp otsu_op = thresholding_cpu_op<Op::otsu>("otsu");
 
 }  // namespace parfilter::cpu_ops

@@ -2,14 +2,7 @@
 #include "cpu_op_steps.hpp"
 
 namespace parfilter::cpu_ops {
-namespace {
 
-OpOutput run(const CpuOpContext& context, const ConstImageView& input, const OpParams& params) {
-  return run_thresholding(context, Op::segment, input, params);
-}
-
-}  // namespace
-
-extern const CpuOp segment_op{.name = "segment", .variants = kDefaultAndScalar, .run = run};
+extern const CpuOp segment_op = thresholding_cpu_op<Op::segment>("segment");
 
 }  // namespace parfilter::cpu_ops
