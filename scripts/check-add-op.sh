@@ -43,19 +43,8 @@ echo "check-add-op: vmax3 written into ${#entries[@]} files"
 
 # 3. A scratch build of what runs the op: no Python module, no OpenCV oracle, one benchmark
 # (bench_cpu.cpp switches on Op), CUDA as PTX alone (compiled, never run without a GPU).
-# As scripts/test.sh, but grep reads all of ldconfig's output: grep -q would stop early and
-# ldconfig's SIGPIPE, under pipefail, would make OpenCL look absent.
-toolchain_present() {
-  case "$1" in
-    pthread) [[ -e /usr/include/pthread.h ]] ;;
-    openmp) echo 'int main() { return 0; }' |
-      "${CXX:-g++}" -fopenmp -x c++ - -o /dev/null >/dev/null 2>&1 ;;
-    mpi) command -v mpicxx >/dev/null 2>&1 ;;
-    cuda) command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]] ;;
-    opencl) [[ -e /usr/include/CL/cl.h ]] && ldconfig -p 2>/dev/null | grep 'libOpenCL\.so' >/dev/null ;;
-    *) return 1 ;;
-  esac
-}
+# shellcheck source-path=SCRIPTDIR source=lib/checks.sh
+source "$root/scripts/lib/checks.sh"
 configure_args=(-S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
   -DPARFILTER_WARNINGS_AS_ERRORS=ON -DPARFILTER_WITH_PYTHON=OFF
   -DPARFILTER_WITH_OPENCV_ORACLE=OFF -DPARFILTER_BUILD_BENCH=ON

@@ -27,18 +27,8 @@ done
 [[ $# -gt 0 ]] && shift  # the "--"
 extra_ctest_args=("$@")
 
-# toolchain_present <backend>: whether the backend's compiler or library is installed.
-toolchain_present() {
-  case "$1" in
-    pthread) [[ -e /usr/include/pthread.h ]] ;;
-    openmp) echo 'int main() { return 0; }' |
-      "${CXX:-g++}" -fopenmp -x c++ - -o /dev/null >/dev/null 2>&1 ;;
-    mpi) command -v mpicxx >/dev/null 2>&1 ;;
-    cuda) command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]] ;;
-    opencl) [[ -e /usr/include/CL/cl.h ]] && ldconfig -p 2>/dev/null | grep 'libOpenCL\.so' >/dev/null ;;
-    *) return 1 ;;
-  esac
-}
+# shellcheck source-path=SCRIPTDIR source=lib/checks.sh
+source "$root/scripts/lib/checks.sh"
 
 configure_args=(-S "$root" -B "$build_dir")
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Checks of the arguments and the build that several scripts share; sourced, never run.
+# Checks of arguments, builds and the machine that several scripts share; sourced, never run.
 
 # require_executables <script> <hint> <file...>: exits 2, naming the first file that is not an
 # executable and <hint> (how to build it), unless all are.
@@ -19,4 +19,19 @@ require_width_multiple_of_4() {
     echo "$1: --width must be a multiple of 4" >&2
     exit 2
   fi
+}
+
+# toolchain_present <backend>: whether the backend's compiler or library is installed. grep
+# reads all of ldconfig's output: grep -q would stop early, and ldconfig's SIGPIPE, under
+# pipefail, would make OpenCL look absent.
+toolchain_present() {
+  case "$1" in
+    pthread) [[ -e /usr/include/pthread.h ]] ;;
+    openmp) echo 'int main() { return 0; }' |
+      "${CXX:-g++}" -fopenmp -x c++ - -o /dev/null >/dev/null 2>&1 ;;
+    mpi) command -v mpicxx >/dev/null 2>&1 ;;
+    cuda) command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]] ;;
+    opencl) [[ -e /usr/include/CL/cl.h ]] && ldconfig -p 2>/dev/null | grep 'libOpenCL\.so' >/dev/null ;;
+    *) return 1 ;;
+  esac
 }
