@@ -74,18 +74,14 @@ PARFILTER_VECTOR_CLONES void gaussian_column(const std::uint16_t* const* r, std:
   }
 }
 
-}  // namespace
-
-void gaussian5x5_direct_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
-                             const GaussianWeights& weights, BorderMode border) {
+/// Every filtered sample of `rows`: the rounded sum over its 5x5 window of term(i, j, value),
+/// the tap in window row i, column j, reading `value` (direct and lut differ in the term alone).
+template <class Term>
+void gaussian5x5_window_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                             BorderMode border, const Term& term) {
   const int width = src.width();
   const int channels = src.channels();
   const int filtered = filtered_channels(channels);
-  std::uint32_t w[kGaussianTaps][kGaussianTaps];
-  for (int i = 0; i < kGaussianTaps; ++i) {
-    for (int j = 0; j < kGaussianTaps; ++j)
-      w[i][j] = static_cast<std::uint32_t>(weights.weight(i, j));
-  }
   for_each_padded_row(
       src, rows, border, kGaussianHalo, dst,
       [&](int y, const std::uint8_t* const* taps, std::uint8_t* out) {
@@ -94,7 +90,7 @@ void gaussian5x5_direct_rows(const ConstImageView& src, const ImageView& dst, Ro
             std::uint32_t acc = 0;
             for (int i = 0; i < kGaussianTaps; ++i) {
               const std::uint8_t* p = taps[i] + static_cast<std::ptrdiff_t>(x) * channels + c;
-              for (int j = 0; j < kGaussianTaps; ++j) acc += w[i][j] * p[j * channels];
+              for (int j = 0; j < kGaussianTaps; ++j) acc += term(i, j, p[j * channels]);
             }
             out[static_cast<std::ptrdiff_t>(x) * channels + c] = gaussian_round(acc);
           }
@@ -103,11 +99,21 @@ void gaussian5x5_direct_rows(const ConstImageView& src, const ImageView& dst, Ro
       });
 }
 
+}  // namespace
+
+void gaussian5x5_direct_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
+                             const GaussianWeights& weights, BorderMode border) {
+  std::uint32_t w[kGaussianTaps][kGaussianTaps];
+  for (int i = 0; i < kGaussianTaps; ++i) {
+    for (int j = 0; j < kGaussianTaps; ++j)
+      w[i][j] = static_cast<std::uint32_t>(weights.weight(i, j));
+  }
+  gaussian5x5_window_rows(src, dst, rows, border,
+                          [&](int i, int j, std::uint8_t value) { return w[i][j] * value; });
+}
+
 void gaussian5x5_lut_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
                           const GaussianLut& lut, BorderMode border) {
-  const int width = src.width();
-  const int channels = src.channels();
-  const int filtered = filtered_channels(channels);
   // The table of weight * value for each tap: no multiplication in the inner loop.
   const std::uint32_t* tap_lut[kGaussianTaps][kGaussianTaps];
   for (int i = 0; i < kGaussianTaps; ++i) {
@@ -115,21 +121,8 @@ void gaussian5x5_lut_rows(const ConstImageView& src, const ImageView& dst, RowRa
       tap_lut[i][j] = lut[static_cast<std::size_t>(gaussian_weight_class(i, j))].data();
     }
   }
-  for_each_padded_row(
-      src, rows, border, kGaussianHalo, dst,
-      [&](int y, const std::uint8_t* const* taps, std::uint8_t* out) {
-        for (int x = 0; x < width; ++x) {
-          for (int c = 0; c < filtered; ++c) {
-            std::uint32_t acc = 0;
-            for (int i = 0; i < kGaussianTaps; ++i) {
-              const std::uint8_t* p = taps[i] + static_cast<std::ptrdiff_t>(x) * channels + c;
-              for (int j = 0; j < kGaussianTaps; ++j) acc += tap_lut[i][j][p[j * channels]];
-            }
-            out[static_cast<std::ptrdiff_t>(x) * channels + c] = gaussian_round(acc);
-          }
-        }
-        copy_alpha(src, dst, y);
-      });
+  gaussian5x5_window_rows(src, dst, rows, border,
+                          [&](int i, int j, std::uint8_t value) { return tap_lut[i][j][value]; });
 }
 
 void gaussian5x5_separable_rows(const ConstImageView& src, const ImageView& dst, RowRange rows,
