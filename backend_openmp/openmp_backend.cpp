@@ -10,11 +10,9 @@
 
 #include <exception>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "cpu_backend.hpp"
-#include "parfilter/error.hpp"
 
 namespace parfilter {
 namespace {
@@ -74,12 +72,7 @@ std::unique_ptr<RowScheduler> make_openmp_scheduler(int threads) {
 }
 
 std::unique_ptr<Backend> make_openmp_backend(const BackendOptions& options) {
-  if (options.threads < 0) {
-    throw UsageError("threads must be 0 (every hardware thread) or more, got " +
-                     std::to_string(options.threads));
-  }
-  const int threads = options.threads == 0 ? omp_get_max_threads() : options.threads;
-  return make_cpu_backend("openmp", make_openmp_scheduler(threads), threads);
+  return make_threaded_cpu_backend("openmp", options, omp_get_max_threads(), make_openmp_scheduler);
 }
 
 }  // namespace parfilter

@@ -256,12 +256,8 @@ std::unique_ptr<RowScheduler> make_pthread_scheduler(int threads) {
 }
 
 std::unique_ptr<Backend> make_pthread_backend(const BackendOptions& options) {
-  if (options.threads < 0) {
-    throw UsageError("threads must be 0 (every hardware thread) or more, got " +
-                     std::to_string(options.threads));
-  }
-  const int threads = options.threads == 0 ? hardware_thread_count() : options.threads;
-  return make_cpu_backend("pthread", make_pthread_scheduler(threads), threads);
+  return make_threaded_cpu_backend("pthread", options, hardware_thread_count(),
+                                   make_pthread_scheduler);
 }
 
 }  // namespace parfilter

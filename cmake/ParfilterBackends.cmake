@@ -138,6 +138,28 @@ function(parfilter_add_backend)
   set_property(GLOBAL APPEND PROPERTY PARFILTER_INSTALL_TARGETS ${arg_TARGET} parfilter-${arg_NAME})
 endfunction()
 
+# parfilter_add_threaded_cpu_backend(NAME <name> SOURCE <file> RUNTIME <target>)
+# A CPU backend whose worker count follows BackendOptions::threads: the library
+# parfilter_<name> of SOURCE over the shared row kernels, with its folder's include/ (its
+# public header, parfilter/backends/<name>.hpp, declaring parfilter::make_<name>_backend) and
+# the folder itself (its scheduler's header, for MPI, tests and bench); RUNTIME, the threading
+# library, is linked privately. Registered by parfilter_add_backend.
+function(parfilter_add_threaded_cpu_backend)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;SOURCE;RUNTIME" "")
+  set(target parfilter_${arg_NAME})
+  add_library(${target} ${arg_SOURCE})
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(${target} PUBLIC parfilter::core PRIVATE parfilter::cpu_kernels
+                        ${arg_RUNTIME})
+  parfilter_set_warnings(${target})
+  parfilter_add_backend(NAME ${arg_NAME} TARGET ${target}
+                        FACTORY parfilter::make_${arg_NAME}_backend
+                        HEADER parfilter/backends/${arg_NAME}.hpp THREADED)
+endfunction()
+
 # Generates parfilter::registry: registered_backends() over every backend added above.
 function(parfilter_generate_registry)
   get_property(backends GLOBAL PROPERTY PARFILTER_BACKENDS)

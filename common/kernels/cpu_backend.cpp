@@ -197,4 +197,15 @@ std::unique_ptr<Backend> make_cpu_backend(std::string name, std::unique_ptr<RowS
                                       takes_threads);
 }
 
+std::unique_ptr<Backend> make_threaded_cpu_backend(
+    std::string name, const BackendOptions& options, int every_hardware_thread,
+    std::unique_ptr<RowScheduler> (*make_scheduler)(int threads)) {
+  if (options.threads < 0) {
+    throw UsageError("threads must be 0 (every hardware thread) or more, got " +
+                     std::to_string(options.threads));
+  }
+  const int threads = options.threads == 0 ? every_hardware_thread : options.threads;
+  return make_cpu_backend(std::move(name), make_scheduler(threads), threads);
+}
+
 }  // namespace parfilter

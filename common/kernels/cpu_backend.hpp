@@ -37,4 +37,11 @@ namespace parfilter {
                                                         std::unique_ptr<RowScheduler> scheduler,
                                                         int threads, bool takes_threads = true);
 
+/// make_cpu_backend for a threaded backend (pthread, OpenMP): over make_scheduler(n) for n
+/// workers, BackendOptions::threads or `every_hardware_thread` for 0; UsageError for a
+/// negative count.
+[[nodiscard]] std::unique_ptr<Backend> make_threaded_cpu_backend(
+    std::string name, const BackendOptions& options, int every_hardware_thread,
+    std::unique_ptr<RowScheduler> (*make_scheduler)(int threads));
+
 }  // namespace parfilter
