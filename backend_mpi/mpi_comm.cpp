@@ -94,6 +94,21 @@ RowRange at(const std::vector<RowRange>& ranges, int rank) {
              : RowRange{};
 }
 
+/// The counts and displacements, in rows, of MPI_Scatterv's or MPI_Gatherv's blocks on the
+/// root: each rank's range of `ranges`.
+struct RowCounts {
+  std::vector<int> counts;
+  std::vector<int> displacements;
+};
+RowCounts row_counts(const std::vector<RowRange>& ranges) {
+  RowCounts rows;
+  for (const RowRange range : ranges) {
+    rows.counts.push_back(range.size());
+    rows.displacements.push_back(range.begin);
+  }
+  return rows;
+}
+
 }  // namespace
 
 RowType::RowType(const Geometry& geometry) {
@@ -171,15 +186,10 @@ void scatter_row_bytes(const Comm& comm, const Geometry& geometry, const std::ui
                        const std::vector<RowRange>& needs, LocalRows& storage) {
   const RowType row(geometry);
   if (comm.is_root()) {
-    std::vector<int> counts;
-    std::vector<int> displacements;
-    for (const RowRange need : needs) {
-      counts.push_back(need.size());
-      displacements.push_back(need.begin);
-    }
+    const RowCounts rows = row_counts(needs);
     // MPI_IN_PLACE: the root reads its rows straight from the input.
-    MPI_Scatterv(root_rows, counts.data(), displacements.data(), row.get(), MPI_IN_PLACE, 0,
-                 row.get(), comm.root, comm.comm);
+    MPI_Scatterv(root_rows, rows.counts.data(), rows.displacements.data(), row.get(), MPI_IN_PLACE,
+                 0, row.get(), comm.root, comm.comm);
     return;
   }
   MPI_Scatterv(nullptr, nullptr, nullptr, row.get(), storage.bytes_at(storage.rows()),
@@ -190,14 +200,9 @@ void gather_rows(const Comm& comm, const Geometry& geometry, const LocalRows& lo
                  const std::vector<RowRange>& blocks, Image& out) {
   const RowType row(geometry);
   if (comm.is_root()) {
-    std::vector<int> counts;
-    std::vector<int> displacements;
-    for (const RowRange block : blocks) {
-      counts.push_back(block.size());
-      displacements.push_back(block.begin);
-    }
-    MPI_Gatherv(MPI_IN_PLACE, 0, row.get(), out.bytes(), counts.data(), displacements.data(),
-                row.get(), comm.root, comm.comm);
+    const RowCounts rows = row_counts(blocks);
+    MPI_Gatherv(MPI_IN_PLACE, 0, row.get(), out.bytes(), rows.counts.data(),
+                rows.displacements.data(), row.get(), comm.root, comm.comm);
     return;
   }
   const RowRange block = blocks[static_cast<std::size_t>(comm.rank)];
