@@ -199,6 +199,20 @@ std::vector<HistogramBins> chart_bins(const OpOutput& output) {
   return grouped;
 }
 
+/// `histograms` (an OpOutput's, or bins alone) as CSV for a .csv path, else as the chart in
+/// the image format the path names.
+template <class Histograms>
+void save_csv_or_chart(const Histograms& histograms, const std::filesystem::path& path) {
+  if (is_csv_path(path)) {
+    const std::string csv = histogram_csv(histograms);
+    write_file_atomically(path,
+                          std::span(reinterpret_cast<const std::uint8_t*>(csv.data()), csv.size()));
+    return;
+  }
+  (void)format_for_path(path);  // an unknown extension throws before anything is drawn
+  save_image(histogram_chart(histograms), path);
+}
+
 }  // namespace
 
 std::string histogram_csv(std::span<const HistogramBins> histograms) {
@@ -214,14 +228,7 @@ std::string histogram_csv(const OpOutput& output) {
 Image histogram_chart(const OpOutput& output) { return histogram_chart(chart_bins(output)); }
 
 void save_histogram(const OpOutput& output, const std::filesystem::path& path) {
-  if (is_csv_path(path)) {
-    const std::string csv = histogram_csv(output);
-    write_file_atomically(path,
-                          std::span(reinterpret_cast<const std::uint8_t*>(csv.data()), csv.size()));
-    return;
-  }
-  (void)format_for_path(path);  // an unknown extension throws before anything is drawn
-  save_image(histogram_chart(output), path);
+  save_csv_or_chart(output, path);
 }
 
 Image histogram_chart(std::span<const HistogramBins> histograms) {
@@ -235,14 +242,7 @@ Image histogram_chart(std::span<const HistogramBins> histograms) {
 }
 
 void save_histogram(std::span<const HistogramBins> histograms, const std::filesystem::path& path) {
-  if (is_csv_path(path)) {
-    const std::string csv = histogram_csv(histograms);
-    write_file_atomically(path,
-                          std::span(reinterpret_cast<const std::uint8_t*>(csv.data()), csv.size()));
-    return;
-  }
-  (void)format_for_path(path);  // an unknown extension throws before anything is drawn
-  save_image(histogram_chart(histograms), path);
+  save_csv_or_chart(histograms, path);
 }
 
 }  // namespace parfilter
