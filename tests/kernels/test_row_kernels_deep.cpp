@@ -49,41 +49,58 @@ void in_blocks(int height, Fill&& fill) {
   }
 }
 
+/// What the reference's rows give, run over the whole image at once, and what the kernel's give,
+/// run in blocks: each fills an image of `channels` (the input's size and depth) through
+/// rows(out, range).
+struct ExpectedAndActual {
+  Image expected;
+  Image actual;
+};
+template <typename Sample, typename ReferenceRows, typename KernelRows>
+ExpectedAndActual run_both(const Image& in, int channels, const ReferenceRows& reference_rows,
+                           const KernelRows& kernel_rows) {
+  ExpectedAndActual images{Image(in.width(), in.height(), channels, in.depth()),
+                           Image(in.width(), in.height(), channels, in.depth())};
+  reference_rows(images.expected.view_of<Sample>(), RowRange{0, in.height()});
+  in_blocks(in.height(),
+            [&](RowRange rows) { kernel_rows(images.actual.view_of<Sample>(), rows); });
+  return images;
+}
+
 template <typename Sample>
 void check_depth_case(const Image& in, const std::string& where) {
   const auto src = in.view_of<Sample>();
+  const int channels = in.channels();
   for (const BorderMode border : kBorders) {
     for (const double sigma : {1.5, 0.8}) {
       const GaussianWeights weights = gaussian_weights(sigma);
-      Image expected(in.width(), in.height(), in.channels(), in.depth());
-      Image actual(in.width(), in.height(), in.channels(), in.depth());
-      reference::gaussian_rows(src, expected.view_of<Sample>(), RowRange{0, in.height()}, weights,
-                               border);
-      in_blocks(in.height(), [&](RowRange rows) {
-        kernels::gaussian_separable_deep_rows(src, actual.view_of<Sample>(), rows, weights, border);
-      });
+      const auto [expected, actual] = run_both<Sample>(
+          in, channels,
+          [&](auto out, RowRange rows) {
+            reference::gaussian_rows(src, out, rows, weights, border);
+          },
+          [&](auto out, RowRange rows) {
+            kernels::gaussian_separable_deep_rows(src, out, rows, weights, border);
+          });
       EXPECT_EQ(actual, expected) << "gaussian " << to_string(border) << " sigma " << sigma << " "
                                   << where;
     }
   }
   for (const BorderMode border : kBorders) {
-    Image expected(in.width(), in.height(), in.channels(), in.depth());
-    Image actual(in.width(), in.height(), in.channels(), in.depth());
-    reference::sharpen_rows(src, expected.view_of<Sample>(), RowRange{0, in.height()}, border);
-    in_blocks(in.height(), [&](RowRange rows) {
-      kernels::sharpen_deep_rows(src, actual.view_of<Sample>(), rows, border);
-    });
+    const auto [expected, actual] = run_both<Sample>(
+        in, channels,
+        [&](auto out, RowRange rows) { reference::sharpen_rows(src, out, rows, border); },
+        [&](auto out, RowRange rows) { kernels::sharpen_deep_rows(src, out, rows, border); });
     EXPECT_EQ(actual, expected) << "sharpen " << to_string(border) << " " << where;
-    if (in.channels() != 1) continue;  // Sobel reads a gray image
+    if (channels != 1) continue;  // Sobel reads a gray image
     for (const SobelOutput output :
          {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::dx, SobelOutput::dy}) {
-      Image sobel_expected(in.width(), in.height(), 1, in.depth());
-      Image sobel_actual(in.width(), in.height(), 1, in.depth());
-      reference::sobel_rows(src, sobel_expected.view_of<Sample>(), RowRange{0, in.height()}, border,
-                            output);
-      in_blocks(in.height(), [&](RowRange rows) {
-        kernels::sobel_deep_rows(src, sobel_actual.view_of<Sample>(), rows, border, output);
-      });
+      const auto [sobel_expected, sobel_actual] = run_both<Sample>(
+          in, 1,
+          [&](auto out, RowRange rows) { reference::sobel_rows(src, out, rows, border, output); },
+          [&](auto out, RowRange rows) {
+            kernels::sobel_deep_rows(src, out, rows, border, output);
+          });
       EXPECT_EQ(sobel_actual, sobel_expected)
           << "sobel " << to_string(output) << " " << to_string(border) << " " << where;
     }
@@ -91,13 +108,12 @@ void check_depth_case(const Image& in, const std::string& where) {
   for (const SeSpec& spec : kElements) {
     const StructuringElement se = make_structuring_element(spec);
     for (const MorphOp morph : {MorphOp::erode, MorphOp::dilate}) {
-      Image expected(in.width(), in.height(), in.channels(), in.depth());
-      Image actual(in.width(), in.height(), in.channels(), in.depth());
-      reference::morphology_rows(src, expected.view_of<Sample>(), RowRange{0, in.height()}, se,
-                                 morph);
-      in_blocks(in.height(), [&](RowRange rows) {
-        kernels::morphology_deep_rows(src, actual.view_of<Sample>(), rows, se, morph);
-      });
+      const auto [expected, actual] = run_both<Sample>(
+          in, channels,
+          [&](auto out, RowRange rows) { reference::morphology_rows(src, out, rows, se, morph); },
+          [&](auto out, RowRange rows) {
+            kernels::morphology_deep_rows(src, out, rows, se, morph);
+          });
       EXPECT_EQ(actual, expected) << (morph == MorphOp::erode ? "erode " : "dilate ")
                                   << to_string(spec) << " " << where;
     }
