@@ -202,20 +202,33 @@ class Pipeline {
     throw std::logic_error("pipeline: unknown job");
   }
 
-  void load(std::size_t job) {
+  /// What a job's decode or encode took, and what it threw (null when nothing).
+  struct StageRun {
+    double ms;
+    std::exception_ptr failure;
+  };
+  /// Runs `work`, one stage of `job`, timed, traced as `stage`, and what it throws caught.
+  template <class Work>
+  StageRun run_stage(std::size_t job, const char* stage, const Work& work) {
     const auto start = Clock::now();
-    Image image;
     std::exception_ptr failure;
     try {
-      image = jobs_.load(job, context_);
+      work();
     } catch (...) {
       failure = std::current_exception();
     }
-    if (trace_) trace_->record(job, "decode", start, Clock::now());
+    if (trace_) trace_->record(job, stage, start, Clock::now());
+    return {elapsed_ms(start), std::move(failure)};
+  }
+
+  void load(std::size_t job) {
+    Image image;
+    const StageRun run = run_stage(job, "decode", [&] { image = jobs_.load(job, context_); });
+    const std::exception_ptr& failure = run.failure;
     {
       const std::scoped_lock lock(mutex_);
       Slot& slot = slot_of(job);
-      slot.outcome.load_ms = elapsed_ms(start);
+      slot.outcome.load_ms = run.ms;
       if (failure) {
         finish(slot, failure, JobStage::load);
       } else {
@@ -254,19 +267,12 @@ class Pipeline {
   }
 
   void save(std::size_t job, const OpOutput& output) {
-    const auto start = Clock::now();
-    std::exception_ptr failure;
-    try {
-      jobs_.save(job, output, context_);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    if (trace_) trace_->record(job, "encode", start, Clock::now());
+    StageRun run = run_stage(job, "encode", [&] { jobs_.save(job, output, context_); });
     {
       const std::scoped_lock lock(mutex_);
       Slot& slot = slot_of(job);
-      slot.outcome.save_ms = elapsed_ms(start);
-      finish(slot, failure, JobStage::save);
+      slot.outcome.save_ms = run.ms;
+      finish(slot, std::move(run.failure), JobStage::save);
       changed_.notify_all();
     }
     flush();
