@@ -41,31 +41,28 @@ class BmpRowReader final : public RowReader {
     if (count < 0 || next_row_ + count > layout_.height) {
       throw std::logic_error("BmpRowReader: read past the last row");
     }
-    while (count > 0) {
-      const int n = std::min(count, chunk_rows_);
-      // Image rows [next_row_, next_row_ + n) are stored rows [first, first + n), reversed
-      // in a bottom-up file.
-      const int first = layout_.top_down ? next_row_ : layout_.height - next_row_ - n;
-      const std::uint64_t offset =
-          layout_.pixel_offset + static_cast<std::uint64_t>(first) * stride_;
-      // The last stored row's padding may be missing (check_bmp_pixel_data allows it).
-      const std::uint64_t wanted =
-          std::min(static_cast<std::uint64_t>(n) * stride_, file_->size() - offset);
-      const std::uint64_t needed =
-          static_cast<std::uint64_t>(n - 1) * stride_ + bmp_row_pixel_bytes(layout_);
-      if (file_->read_at(offset, {chunk_.data(), static_cast<std::size_t>(wanted)}) < needed) {
-        fail(file_->name(), "truncated file: it shrank while being read");
-      }
-      for (int r = 0; r < n; ++r) {
-        const int stored = layout_.top_down ? r : n - 1 - r;
-        decoder_.decode(chunk_.data() + static_cast<std::uint64_t>(stored) * stride_,
-                        dst + r * stride_bytes);
-      }
-      if (checkpoint_) checkpoint_();
-      dst += n * stride_bytes;
-      next_row_ += n;
-      count -= n;
-    }
+    read_in_bands(
+        dst, stride_bytes, count, chunk_rows_, next_row_, checkpoint_,
+        [&](int row, int n, std::uint8_t* band_dst) {
+          // Image rows [row, row + n) are stored rows [first, first + n), reversed in a
+          // bottom-up file.
+          const int first = layout_.top_down ? row : layout_.height - row - n;
+          const std::uint64_t offset =
+              layout_.pixel_offset + static_cast<std::uint64_t>(first) * stride_;
+          // The last stored row's padding may be missing (check_bmp_pixel_data allows it).
+          const std::uint64_t wanted =
+              std::min(static_cast<std::uint64_t>(n) * stride_, file_->size() - offset);
+          const std::uint64_t needed =
+              static_cast<std::uint64_t>(n - 1) * stride_ + bmp_row_pixel_bytes(layout_);
+          if (file_->read_at(offset, {chunk_.data(), static_cast<std::size_t>(wanted)}) < needed) {
+            fail(file_->name(), "truncated file: it shrank while being read");
+          }
+          for (int r = 0; r < n; ++r) {
+            const int stored = layout_.top_down ? r : n - 1 - r;
+            decoder_.decode(chunk_.data() + static_cast<std::uint64_t>(stored) * stride_,
+                            band_dst + r * stride_bytes);
+          }
+        });
   }
 
   void rewind() override { next_row_ = 0; }

@@ -60,24 +60,21 @@ class PnmRowReader final : public RowReader {
     }
     const std::size_t row_bytes = shape_.row_bytes();  // the same in the file and in memory
     const auto row_samples = static_cast<std::size_t>(shape_.width) * shape_.channels;
-    while (count > 0) {
-      const int n = std::min(count, band_rows_);
-      const std::span<std::uint8_t> band(band_.data(), row_bytes * static_cast<std::size_t>(n));
-      const std::uint64_t at =
-          header_.data_offset + static_cast<std::uint64_t>(next_row_) * row_bytes;
-      if (file_->read_at(at, band) != band.size()) {
-        fail(file_->name(),
-             "truncated file: the PNM pixel data ends before row " + std::to_string(next_row_ + n));
-      }
-      for (int r = 0; r < n; ++r) {
-        convert_pnm_samples(band.data() + static_cast<std::size_t>(r) * row_bytes, row_samples,
-                            header_, dst + r * stride_bytes);
-      }
-      if (checkpoint_) checkpoint_();
-      dst += n * stride_bytes;
-      next_row_ += n;
-      count -= n;
-    }
+    read_in_bands(
+        dst, stride_bytes, count, band_rows_, next_row_, checkpoint_,
+        [&](int row, int n, std::uint8_t* band_dst) {
+          const std::span<std::uint8_t> band(band_.data(), row_bytes * static_cast<std::size_t>(n));
+          const std::uint64_t at =
+              header_.data_offset + static_cast<std::uint64_t>(row) * row_bytes;
+          if (file_->read_at(at, band) != band.size()) {
+            fail(file_->name(),
+                 "truncated file: the PNM pixel data ends before row " + std::to_string(row + n));
+          }
+          for (int r = 0; r < n; ++r) {
+            convert_pnm_samples(band.data() + static_cast<std::size_t>(r) * row_bytes, row_samples,
+                                header_, band_dst + r * stride_bytes);
+          }
+        });
   }
 
   void rewind() override { next_row_ = 0; }

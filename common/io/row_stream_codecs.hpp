@@ -3,6 +3,7 @@
 // path's extension (writing). Each returns null where its format's file is not read in rows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,6 +17,23 @@ namespace parfilter::io {
 
 /// A file's bytes read in pieces of about this size (a PNM's rows, a BMP's).
 inline constexpr std::size_t kStreamBandBytes = std::size_t{256} << 10;
+
+/// A band reader's read_rows (PNM's, BMP's): `count` rows from `next_row` on into `dst`, rows
+/// `stride_bytes` apart, at most `band_rows` at a time. read_band(row, n, dst) writes image
+/// rows [row, row + n) from dst on; `checkpoint` (when set) runs after each band, and
+/// `next_row` moves past it.
+template <class ReadBand>
+void read_in_bands(std::uint8_t* dst, std::ptrdiff_t stride_bytes, int count, int band_rows,
+                   int& next_row, const Checkpoint& checkpoint, const ReadBand& read_band) {
+  while (count > 0) {
+    const int n = std::min(count, band_rows);
+    read_band(next_row, n, dst);
+    if (checkpoint) checkpoint();
+    dst += n * stride_bytes;
+    next_row += n;
+    count -= n;
+  }
+}
 
 /// The checks of check_image_size for a streamed image: sides from 1 to kMaxImageDimension,
 /// and `held_rows` rows (what the reader holds) within `max_bytes`.
