@@ -131,9 +131,11 @@ std::string number_text(double value) {
   return out.str();
 }
 
-/// Parses a whole decimal integer.
-std::optional<int> parse_int(std::string_view text) {
-  int value = 0;
+/// All of `text` as a T by std::from_chars (a decimal integer for int, a number for double);
+/// nullopt for empty text or any left over.
+template <class T>
+std::optional<T> parse_whole(std::string_view text) {
+  T value{};
   const auto* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (ec != std::errc{} || ptr != end || text.empty()) return std::nullopt;
@@ -182,7 +184,7 @@ std::optional<BorderMode> parse_border(std::string_view text) {
   if (text == kConstant) return BorderMode{BorderKind::constant, 0};
   if (text.starts_with(kConstant) && text.size() > kConstant.size() &&
       text[kConstant.size()] == ':') {
-    const auto value = parse_int(text.substr(kConstant.size() + 1));
+    const auto value = parse_whole<int>(text.substr(kConstant.size() + 1));
     if (value && *value >= 0 && *value <= top_of(Depth::u16)) {
       return BorderMode{BorderKind::constant, static_cast<std::uint16_t>(*value)};
     }
@@ -241,8 +243,8 @@ std::optional<SeSpec> parse_se(std::string_view text) {
   const auto size = text.substr(colon + 1);
   const auto x = size.find('x');
   if (x == std::string_view::npos) return std::nullopt;
-  const auto w = parse_int(size.substr(0, x));
-  const auto h = parse_int(size.substr(x + 1));
+  const auto w = parse_whole<int>(size.substr(0, x));
+  const auto h = parse_whole<int>(size.substr(x + 1));
   if (!w || !h || *w < 1 || *h < 1 || *w > kMaxSeSize || *h > kMaxSeSize) return std::nullopt;
   spec.width = *w;
   spec.height = *h;
@@ -298,14 +300,6 @@ double checked_number(Param param, double value, std::string_view text) {
   return value;
 }
 
-std::optional<double> parse_number(std::string_view text) {
-  double value = 0.0;
-  const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc{} || ptr != end || text.empty()) return std::nullopt;
-  return value;
-}
-
 }  // namespace
 
 void set_param(Param param, std::string_view text, OpParams& params) {
@@ -316,7 +310,7 @@ void set_param(Param param, std::string_view text, OpParams& params) {
     return;
   }
   if (info.kind == ParamKind::integer || info.kind == ParamKind::real) {
-    const auto number = parse_number(text);
+    const auto number = parse_whole<double>(text);
     if (!number) bad_value(param, text);
     const double value = checked_number(param, *number, text);
     switch (param) {
