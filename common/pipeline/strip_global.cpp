@@ -222,15 +222,7 @@ OpOutput histogram_at_depth(const OpStep& step, RowStage& upstream, const StripO
     histograms.push_back(pass.count(Counted::gray));
   }
   OpOutput output;
-  if constexpr (kDepthOf<Sample> == Depth::u8) {
-    for (const Histogram& hist : histograms) {
-      HistogramBins bins{};
-      std::copy(hist.begin(), hist.end(), bins.begin());
-      output.histogram.push_back(bins);
-    }
-  } else {
-    output.wide_histogram = std::move(histograms);
-  }
+  reference::set_histograms<Sample>(output, std::move(histograms));
   return output;
 }
 

@@ -173,20 +173,6 @@ class Ops {
   const TunedRows& tuned_;
 };
 
-/// The histogram result: 256-bin HistogramBins at 8 bits, Histogram of 65536 at 16.
-template <typename Sample>
-void set_histograms(OpOutput& result, std::vector<Histogram> histograms) {
-  if constexpr (kDepthOf<Sample> == Depth::u8) {
-    for (const Histogram& hist : histograms) {
-      HistogramBins bins{};
-      std::copy(hist.begin(), hist.end(), bins.begin());
-      result.histogram.push_back(bins);
-    }
-  } else {
-    result.wide_histogram = std::move(histograms);
-  }
-}
-
 template <typename Sample>
 OpOutput run_at_depth(Op op, const Image& input, const OpParams& params, const RowBlocks& schedule,
                       const TunedRows& tuned) {

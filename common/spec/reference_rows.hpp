@@ -5,9 +5,11 @@
 // differs. Each function computes output rows `rows`; inputs address the rows it reads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "filter_math.hpp"
@@ -24,6 +26,21 @@ using Out = BasicImageView<Sample>;
 /// The levels of a sample type: 256 or 65536.
 template <typename Sample>
 inline constexpr int kLevels = 1 << (8 * sizeof(Sample));
+
+/// `histograms` (kLevels<Sample> bins each) as an op's histogram result: HistogramBins at
+/// 8 bits, the counts as they are (OpOutput::wide_histogram) at 16.
+template <typename Sample>
+void set_histograms(OpOutput& output, std::vector<std::vector<std::uint64_t>> histograms) {
+  if constexpr (kDepthOf<Sample> == Depth::u8) {
+    for (const std::vector<std::uint64_t>& hist : histograms) {
+      HistogramBins bins{};
+      std::copy(hist.begin(), hist.end(), bins.begin());
+      output.histogram.push_back(bins);
+    }
+  } else {
+    output.wide_histogram = std::move(histograms);
+  }
+}
 
 template <typename Sample>
 void gray_rows(In<Sample> in, Out<Sample> out, RowRange rows);
