@@ -95,6 +95,15 @@ Bytes small_jpeg() {
   return encoded(test::synthetic_image(16, 16, 3, 4), ImageFormat::jpeg, CodecPath::stb);
 }
 
+/// small_jpeg with its frame header claiming `width` x `height` (its scan data unchanged).
+Bytes jpeg_claiming(std::uint32_t width, std::uint32_t height) {
+  Bytes jpeg = small_jpeg();
+  const std::size_t sof = segment_at(jpeg, kSof0);
+  put_be16(jpeg, sof + kSofHeight, height);
+  put_be16(jpeg, sof + kSofHeight + 2, width);
+  return jpeg;
+}
+
 TEST(HostileJpeg, UndefinedQuantizationTable) {
   Bytes jpeg = small_jpeg();
   jpeg[segment_at(jpeg, kSof0) + kSofComponents + 3 + 2] = 2;  // component 2 uses table 2
@@ -138,31 +147,20 @@ TEST(HostileJpeg, ComponentNoScanCodes) {
 
 TEST(HostileJpeg, ScansTooShortForTheFrame) {
   // 30000 x 20000 x 3 is under the default limit, but a few hundred bytes cannot code it.
-  Bytes jpeg = small_jpeg();
-  const std::size_t sof = segment_at(jpeg, kSof0);
-  put_be16(jpeg, sof + kSofHeight, 20000);
-  put_be16(jpeg, sof + kSofHeight + 2, 30000);
+  const Bytes jpeg = jpeg_claiming(30000, 20000);
   // Both paths refuse it before allocating the image.
   expect_refused_on_both(jpeg, "bytes of scan data cannot code its 30000x20000 frame");
 }
 
 TEST(HostileJpeg, OverTheLimit) {
-  Bytes jpeg = small_jpeg();
-  const std::size_t sof = segment_at(jpeg, kSof0);
-  put_be16(jpeg, sof + kSofHeight, 65535);
-  put_be16(jpeg, sof + kSofHeight + 2, 65535);
   // Over libjpeg-turbo's 65500 pixels a side too: the limit is still what is reported.
-  expect_refused_on_both(jpeg,
+  expect_refused_on_both(jpeg_claiming(65535, 65535),
                          "65535x65535 with 3 channels needs 12884508675 bytes, over the limit");
-  put_be16(jpeg, sof + kSofHeight, 65500);
-  put_be16(jpeg, sof + kSofHeight + 2, 65500);
-  expect_refused_on_both(jpeg,
+  expect_refused_on_both(jpeg_claiming(65500, 65500),
                          "65500x65500 with 3 channels needs 12870750000 bytes, over the limit");
-  put_be16(jpeg, sof + kSofHeight, 1);
-  put_be16(jpeg, sof + kSofHeight + 2, 65501);
   if (test::fast_jpeg()) {  // within a raised limit, libjpeg-turbo's own cap is named
     constexpr std::uint64_t kHugeLimit = std::uint64_t{1} << 40;
-    expect_refused(CodecPath::fast, jpeg,
+    expect_refused(CodecPath::fast, jpeg_claiming(65501, 1),
                    "JPEG of 65501x1 is over libjpeg-turbo's maximum of 65500 pixels per side",
                    limited_to(kHugeLimit));
   }
