@@ -45,19 +45,15 @@ void add_options(CLI::App& app, Args& args) {
       ->delimiter(',');
   app.add_option("--ops", m.ops, "ops, or all (default: every op but open and close)")
       ->delimiter(',');
-  app.add_option("--variants", m.variants, "default, all, or variant names")
-      ->delimiter(',')
-      ->capture_default_str();
-  app.add_option("--sizes", m.sizes, "image sizes: N (square) or WxH")
-      ->delimiter(',')
-      ->capture_default_str();
+  // A comma-separated list whose default --help shows.
+  const auto list_option = [&app](const char* name, auto& values, const char* help) {
+    app.add_option(name, values, help)->delimiter(',')->capture_default_str();
+  };
+  list_option("--variants", m.variants, "default, all, or variant names");
+  list_option("--sizes", m.sizes, "image sizes: N (square) or WxH");
   app.add_option("--depths", m.depths, "bits per sample: 8, 16")->capture_default_str();
-  app.add_option("--channels", m.channels, "1 (gray), 3 (RGB), 4 (RGBA)")
-      ->delimiter(',')
-      ->capture_default_str();
-  app.add_option("--se", m.se, "square SE sides for erode/dilate/open/close")
-      ->delimiter(',')
-      ->capture_default_str();
+  list_option("--channels", m.channels, "1 (gray), 3 (RGB), 4 (RGBA)");
+  list_option("--se", m.se, "square SE sides for erode/dilate/open/close");
   app.add_option("--threads", m.threads, "thread counts (default: 1 and every hardware thread)")
       ->delimiter(',');
   app.add_option("--batch", m.batch, "time run_batch over N copies of each image (0: single runs)")
