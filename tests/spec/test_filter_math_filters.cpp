@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -38,24 +39,24 @@ TEST(BorderIndex, InsideIsIdentityForEveryKind) {
   }
 }
 
+/// border_index(i, n, kind) == expected for each {i, expected} of `cases`.
+void expect_border_indices(int n, BorderKind kind,
+                           std::initializer_list<std::pair<int, int>> cases) {
+  for (const auto& [i, expected] : cases) {
+    EXPECT_EQ(border_index(i, n, kind), expected) << "i " << i << ", n " << n;
+  }
+}
+
 TEST(BorderIndex, ReplicateClamps) {
   // aaa|abcde|eee
-  EXPECT_EQ(border_index(-1, 5, BorderKind::replicate), 0);
-  EXPECT_EQ(border_index(-7, 5, BorderKind::replicate), 0);
-  EXPECT_EQ(border_index(5, 5, BorderKind::replicate), 4);
-  EXPECT_EQ(border_index(9, 5, BorderKind::replicate), 4);
-  EXPECT_EQ(border_index(-2, 1, BorderKind::replicate), 0);
-  EXPECT_EQ(border_index(2, 1, BorderKind::replicate), 0);
+  expect_border_indices(5, BorderKind::replicate, {{-1, 0}, {-7, 0}, {5, 4}, {9, 4}});
+  expect_border_indices(1, BorderKind::replicate, {{-2, 0}, {2, 0}});
 }
 
 TEST(BorderIndex, Reflect101MirrorsWithoutRepeatingTheEdge) {
-  // dcb|abcde|dcb: -1 -> 1, -2 -> 2, 5 -> 3, 6 -> 2.
-  EXPECT_EQ(border_index(-1, 5, BorderKind::reflect101), 1);
-  EXPECT_EQ(border_index(-2, 5, BorderKind::reflect101), 2);
-  EXPECT_EQ(border_index(5, 5, BorderKind::reflect101), 3);
-  EXPECT_EQ(border_index(6, 5, BorderKind::reflect101), 2);
-  // Far outside, repeated reflections: -6 -> 6 -> 2n-2-6 = 2.
-  EXPECT_EQ(border_index(-6, 5, BorderKind::reflect101), 2);
+  // dcb|abcde|dcb: -1 -> 1, -2 -> 2, 5 -> 3, 6 -> 2. Far outside, repeated reflections:
+  // -6 -> 6 -> 2n-2-6 = 2.
+  expect_border_indices(5, BorderKind::reflect101, {{-1, 1}, {-2, 2}, {5, 3}, {6, 2}, {-6, 2}});
 }
 
 TEST(BorderIndex, Reflect101OnWidthOneIsAlwaysZero) {
@@ -65,17 +66,12 @@ TEST(BorderIndex, Reflect101OnWidthOneIsAlwaysZero) {
 TEST(BorderIndex, Reflect101OnWidthTwoAlternates) {
   // n = 2: ...0 1 0 | 0 1 | 1 0 1...
   // -1 -> 1; -2 -> 2 -> 2n-2-2 = 0; 2 -> 0; 3 -> -1 -> 1; -3 -> 3 -> -1 -> 1.
-  EXPECT_EQ(border_index(-1, 2, BorderKind::reflect101), 1);
-  EXPECT_EQ(border_index(-2, 2, BorderKind::reflect101), 0);
-  EXPECT_EQ(border_index(2, 2, BorderKind::reflect101), 0);
-  EXPECT_EQ(border_index(3, 2, BorderKind::reflect101), 1);
-  EXPECT_EQ(border_index(-3, 2, BorderKind::reflect101), 1);
+  expect_border_indices(2, BorderKind::reflect101, {{-1, 1}, {-2, 0}, {2, 0}, {3, 1}, {-3, 1}});
 }
 
 TEST(BorderIndex, ConstantOutsideIsMinusOne) {
-  EXPECT_EQ(border_index(-1, 5, BorderKind::constant), -1);
-  EXPECT_EQ(border_index(5, 5, BorderKind::constant), -1);
-  EXPECT_EQ(border_index(1, 1, BorderKind::constant), -1);
+  expect_border_indices(5, BorderKind::constant, {{-1, -1}, {5, -1}});
+  expect_border_indices(1, BorderKind::constant, {{1, -1}});
 }
 
 // ---- gaussian --------------------------------------------------------------------------------
