@@ -3,9 +3,15 @@
 // the scheduler's blocks of this rank's rows, with the collectives of the 8-bit path between
 // them (histograms summed over the ranks, halos exchanged between morphology steps). The
 // split over the ranks is the 8-bit path's plan: the halos are the spec's at both depths.
+// An op without an entry in kComputes that is one neighbourhood pass runs the spec's op on
+// its rows plus halo (neighbourhood_pass), so that a new local op needs no edit here.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -164,45 +170,153 @@ OpOutput run_morphology(const Local& local, const Plan& plan, Op op, const OpPar
   return {};
 }
 
+/// The rows either side of an output row that an op's output reads, when it is one
+/// neighbourhood pass that a block plus that halo computes alone; nullopt otherwise (a
+/// threshold is a whole-image statistic, so whole_image covers the thresholding ops).
+std::optional<int> local_reach(const OpTraits& traits) {
+  if (traits.whole_image || traits.histogram_result || traits.morphology != MorphologyOrder::none ||
+      traits.halves_size) {
+    return std::nullopt;
+  }
+  switch (traits.reach) {
+    case RowReach::none:
+      return 0;
+    case RowReach::radius:
+      return traits.radius;
+    case RowReach::element:
+    case RowReach::window:
+    case RowReach::stride:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// An op without a tuned plan below: the spec's 16-bit op (the CPU backends' tuned rows where
+/// it has them) on an image of this rank's rows with their halo alone, of which the block's
+/// rows are kept. They are the reference's: the halo covers the op's reach, and where the
+/// copy's edges are not the image's, only halo rows see them.
+Compute<Sample> neighbourhood_pass(Op op, const OpParams& params) {
+  return [op, params](const Local& local) {
+    on_every_rank(local.comm, [&] {
+      if (local.block.empty()) return;
+      const RowRange need = local.in.rows();
+      Image rows =
+          Image::uninitialized(local.in.width(), need.size(), local.in.channels(), Depth::u16);
+      for (int y = need.begin; y < need.end; ++y) {
+        std::copy_n(local.in.row(y), local.in.row_samples(),
+                    rows.samples<Sample>() + (y - need.begin) * rows.stride());
+      }
+      const reference::RowBlocks blocks{
+          local.scheduler.max_blocks(),
+          [&local](int count, const std::function<void(RowRange, int)>& fn) {
+            local.scheduler.for_each_block(count, fn);
+          }};
+      const OpOutput output =
+          reference::run_scheduled(op, rows, params, blocks, kernels::tuned_rows_16());
+      const Image& result = output.image;
+      if (result.width() != local.out.width() || result.channels() != local.out.channels()) {
+        throw std::logic_error("MPI 16 bits: " + std::string(op_name(op)) +
+                               " changes the image's shape; it needs its own plan");
+      }
+      for (int y = local.block.begin; y < local.block.end; ++y) {
+        std::copy_n(result.samples<Sample>() + (y - need.begin) * result.stride(),
+                    local.out.row_samples(), local.out.row(y));
+      }
+    });
+    return OpOutput{};
+  };
+}
+
+Compute<Sample> compute_gray(Op /*op*/, const OpParams& /*params*/, const Plan& /*plan*/) {
+  return block_pass([](const Local& local, RowRange rows) {
+    reference::gray_rows<Sample>(local.in, local.out, rows);
+  });
+}
+
+Compute<Sample> compute_gaussian(Op /*op*/, const OpParams& params, const Plan& /*plan*/) {
+  return block_pass([weights = gaussian_weights(params.sigma), border = params.border](
+                        const Local& local, RowRange rows) {
+    kernels::gaussian_separable_deep_rows<Sample>(local.in, local.out, rows, weights, border);
+  });
+}
+
+Compute<Sample> compute_sharpen(Op /*op*/, const OpParams& params, const Plan& /*plan*/) {
+  return block_pass([border = params.border](const Local& local, RowRange rows) {
+    kernels::sharpen_deep_rows<Sample>(local.in, local.out, rows, border);
+  });
+}
+
+Compute<Sample> compute_pool(Op /*op*/, const OpParams& /*params*/, const Plan& /*plan*/) {
+  return block_pass([](const Local& local, RowRange rows) {
+    reference::pool_rows<Sample>(local.in, local.out, rows);
+  });
+}
+
+Compute<Sample> compute_sobel(Op /*op*/, const OpParams& params, const Plan& /*plan*/) {
+  return [params](const Local& local) { return run_sobel(local, params); };
+}
+
+Compute<Sample> compute_histogram(Op /*op*/, const OpParams& params, const Plan& /*plan*/) {
+  return [params](const Local& local) { return run_histogram(local, params); };
+}
+
+Compute<Sample> compute_equalize(Op /*op*/, const OpParams& /*params*/, const Plan& /*plan*/) {
+  return run_equalize;
+}
+
+Compute<Sample> compute_thresholding(Op op, const OpParams& params, const Plan& /*plan*/) {
+  return [op, params](const Local& local) { return run_thresholding(local, op, params); };
+}
+
+Compute<Sample> compute_morphology(Op op, const OpParams& params, const Plan& plan) {
+  return [plan, op, params](const Local& local) { return run_morphology(local, plan, op, params); };
+}
+
+/// The ops with a tuned 16-bit plan: their kernels and collectives. Any other op runs as a
+/// neighbourhood_pass when it is one.
+struct OpCompute {
+  Op op;
+  Compute<Sample> (*make)(Op op, const OpParams& params, const Plan& plan);
+};
+constexpr OpCompute kComputes[] = {
+    {Op::gray, compute_gray},
+    {Op::gaussian, compute_gaussian},
+    {Op::sharpen, compute_sharpen},
+    {Op::pool, compute_pool},
+    {Op::sobel, compute_sobel},
+    {Op::histogram, compute_histogram},
+    {Op::equalize, compute_equalize},
+    {Op::otsu, compute_thresholding},
+    {Op::segment, compute_thresholding},
+    {Op::erode, compute_morphology},
+    {Op::dilate, compute_morphology},
+    {Op::open, compute_morphology},
+    {Op::close, compute_morphology},
+};
+
 }  // namespace
 
 Compute<Sample> spec_compute_16(Op op, const OpParams& params, const Plan& plan) {
-  switch (op) {
-    case Op::gray:
-      return block_pass([](const Local& local, RowRange rows) {
-        reference::gray_rows<Sample>(local.in, local.out, rows);
-      });
-    case Op::gaussian:
-      return block_pass([weights = gaussian_weights(params.sigma), border = params.border](
-                            const Local& local, RowRange rows) {
-        kernels::gaussian_separable_deep_rows<Sample>(local.in, local.out, rows, weights, border);
-      });
-    case Op::sharpen:
-      return block_pass([border = params.border](const Local& local, RowRange rows) {
-        kernels::sharpen_deep_rows<Sample>(local.in, local.out, rows, border);
-      });
-    case Op::pool:
-      return block_pass([](const Local& local, RowRange rows) {
-        reference::pool_rows<Sample>(local.in, local.out, rows);
-      });
-    case Op::sobel:
-      return [params](const Local& local) { return run_sobel(local, params); };
-    case Op::histogram:
-      return [params](const Local& local) { return run_histogram(local, params); };
-    case Op::equalize:
-      return run_equalize;
-    case Op::otsu:
-    case Op::segment:
-      return [op, params](const Local& local) { return run_thresholding(local, op, params); };
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-      return [plan, op, params](const Local& local) {
-        return run_morphology(local, plan, op, params);
-      };
+  for (const OpCompute& entry : kComputes) {
+    if (entry.op == op) return entry.make(op, params, plan);
   }
-  return {};
+  const std::optional<int> reach = local_reach(op_info(op).traits);
+  if (!reach) {
+    throw std::logic_error("MPI 16 bits: no plan for " + std::string(op_name(op)) +
+                           ", which is no neighbourhood pass (mpi_ops_16.cpp's kComputes)");
+  }
+  // The 8-bit plan's halo (its row pass's) must cover the spec's reach.
+  const int height = plan.out ? plan.out->height : 0;  // the input's: the same shape
+  for (std::size_t r = 0; r < plan.blocks.size(); ++r) {
+    const RowRange block = plan.blocks[r];
+    const RowRange need = plan.needs[r];
+    if (!block.empty() && (need.begin > std::max(0, block.begin - *reach) ||
+                           need.end < std::min(height, block.end + *reach))) {
+      throw std::logic_error("MPI 16 bits: " + std::string(op_name(op)) +
+                             "'s plan reads fewer rows than its reach");
+    }
+  }
+  return neighbourhood_pass(op, params);
 }
 
 }  // namespace parfilter::mpi_detail

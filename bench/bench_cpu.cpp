@@ -70,28 +70,10 @@ bool matches(const std::vector<std::string>& parts, const std::string& label) {
 
 /// The bytes an op reads and writes at least: its input once and its output once.
 std::size_t bytes_moved(Op op, const Image& input) {
-  const auto pixels = static_cast<std::size_t>(input.width()) * input.height();
-  switch (op) {
-    case Op::gray:
-    case Op::sobel:
-    case Op::otsu:
-    case Op::segment:
-      return input.size_bytes() + pixels;  // a gray output
-    case Op::histogram:
-      return input.size_bytes();
-    case Op::pool:
-      return input.size_bytes() + static_cast<std::size_t>(pool_extent(input.width())) *
-                                      pool_extent(input.height()) * input.channels();
-    case Op::gaussian:
-    case Op::sharpen:
-    case Op::equalize:
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-      return 2 * input.size_bytes();  // an output of the input's shape
-  }
-  return 0;
+  if (op_info(op).traits.histogram_result) return input.size_bytes();  // no image out
+  const ImageShape out = result_shape(op, {input.width(), input.height(), input.channels()});
+  return input.size_bytes() + static_cast<std::size_t>(out.width) * out.height * out.channels *
+                                  bytes_per_sample(input.depth());
 }
 
 /// Each op with its default variant, or with every variant (labelled op:variant).

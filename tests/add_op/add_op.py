@@ -26,12 +26,6 @@ FILES = [
     ("backend_cuda/src/ops/vmax3.cu", "new", "build"),
     ("backend_opencl/kernels/vmax3.cl", "new", "test:opencl"),
     ("backend_opencl/src/ops/vmax3.cpp", "new", "build"),
-    ("common/kernels/device_chain_16.hpp", "edit", "build"),
-    ("backend_cuda/src/deep_device.cpp", "edit", "build"),
-    ("backend_opencl/src/deep_device.cpp", "edit", "build"),
-    ("backend_mpi/mpi_ops_16.cpp", "edit", "build"),
-    ("bench/bench_cpu.cpp", "edit", "build"),
-    ("tests/kernels/test_slice_safety.cpp", "edit", "build"),
 ]
 
 NEW = {
@@ -61,20 +55,6 @@ REFERENCE_METHOD = """\
 
 """
 
-MPI_CASE = """\
-    case Op::vmax3:
-      return block_pass([](const Local& local, RowRange rows) {
-        for (int y = rows.begin; y < rows.end; ++y) {
-          const Sample* up = local.in.row(std::max(y - 1, 0));
-          const Sample* mid = local.in.row(y);
-          const Sample* down = local.in.row(std::min(y + 1, local.in.height() - 1));
-          for (std::ptrdiff_t i = 0; i < local.in.row_samples(); ++i) {
-            local.out.row(y)[i] = std::max({up[i], mid[i], down[i]});
-          }
-        }
-      });
-"""
-
 # path -> [(anchor, text, where)]: where is "before", "after" or "replace".
 EDITS = {
     "common/include/parfilter/op_set.hpp": [
@@ -97,40 +77,6 @@ EDITS = {
         ("## Shared host functions\n",
          "## vmax3\n\nout(x, y, c) = max of in(x, y', c) over y' in {y − 1, y, y + 1} inside the"
          " image, every channel (alpha too).\n\n", "before"),
-    ],
-    "common/kernels/device_chain_16.hpp": [
-        ("      case Op::pool: {\n",
-         "      case Op::vmax3: {\n        Plane out = like(in.shape);\n"
-         "        device_.vmax3(in.buffer, out.buffer, in.shape);\n        return out;\n      }\n",
-         "before"),
-    ],
-    "backend_cuda/src/deep_device.cpp": [
-        ("namespace parfilter::cuda {\nnamespace {\n",
-         "namespace parfilter::cuda {\nnamespace deep16 {\n"
-         "void launch_vmax3(const Sample* in, Sample* out, Shape shape, cudaStream_t stream);\n"
-         "}  // namespace deep16\nnamespace {\n", "replace"),
-        ("\n private:\n  static Sample* image(Buffer buffer)",
-         "\n  void vmax3(Buffer in, Buffer out, const deep::Shape& s) {\n"
-         "    timed([&] { deep16::launch_vmax3(image(in), image(out), s, stream_); });\n  }\n",
-         "before"),
-    ],
-    "backend_opencl/src/deep_device.cpp": [
-        ("\n private:\n  template <typename... Args>\n  void run2d(",
-         "\n  void vmax3(const Buffer& in, const Buffer& out, const deep::Shape& s) {\n"
-         "    const auto row = static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.channels);\n"
-         '    lane_.run("vmax3", "vmax3", defines_, {row, static_cast<std::size_t>(s.height)}, kTile,\n'
-         "              in, out, static_cast<cl_int>(row), cl_int{s.height});\n  }\n",
-         "before"),
-    ],
-    "backend_mpi/mpi_ops_16.cpp": [
-        ("#include <cstdint>\n#include <functional>\n", "#include <algorithm>\n", "before"),
-        ("    case Op::pool:\n      return block_pass(", MPI_CASE, "before"),
-    ],
-    "bench/bench_cpu.cpp": [
-        ("    case Op::gaussian:\n    case Op::sharpen:\n", "    case Op::vmax3:\n", "before"),
-    ],
-    "tests/kernels/test_slice_safety.cpp": [
-        ("    case Op::pool:\n      return {};\n", "    case Op::vmax3:\n", "before"),
     ],
 }
 

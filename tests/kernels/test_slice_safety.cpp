@@ -27,9 +27,16 @@ ParamSet with(std::string name, const std::function<void(OpParams&)>& set) {
   return p;
 }
 
+/// A parameter set for the CPU kernels' paths, run for every op that reads all of `reads`.
+struct KernelParamSet {
+  std::vector<Param> reads;
+  ParamSet set;
+};
+
 /// More parameter sets for the CPU kernels' paths (large, even and line elements, elements
 /// larger than the image, window sizes), run by the slice-safety test through run_cpu_op: every
-/// CPU backend runs the same kernels, so one scheduler family covers them.
+/// CPU backend runs the same kernels, so one scheduler family covers them. Keyed by the
+/// parameters they set, so that an op reading none of them takes the table's own sets alone.
 std::vector<ParamSet> kernel_param_sets(Op op) {
   const auto se = [](SeShape shape, int w, int h, int iterations = 1) {
     return [=](OpParams& p) {
@@ -44,34 +51,29 @@ std::vector<ParamSet> kernel_param_sets(Op op) {
       p.min_contrast = min_contrast;
     };
   };
-  switch (op) {
-    case Op::segment:
-      return {with("adaptive_w1", adaptive(1, 0)),
-              with("adaptive_w9_contrast256", adaptive(9, 256)),
-              with("adaptive_w101", adaptive(101, 1))};
-    case Op::erode:
-    case Op::dilate:
-    case Op::open:
-    case Op::close:
-      return {with("rect15x15", se(SeShape::rect, 15, 15)),
-              with("rect31x31", se(SeShape::rect, 31, 31)),
-              with("rect12x6_iter2", se(SeShape::rect, 12, 6, 2)),
-              with("rect1x9", se(SeShape::rect, 1, 9)),
-              with("rect9x1", se(SeShape::rect, 9, 1)),
-              with("cross31x31", se(SeShape::cross, 31, 31)),
-              with("ellipse31x31", se(SeShape::ellipse, 31, 31)),
-              with("ellipse16x12", se(SeShape::ellipse, 16, 12))};
-    case Op::gray:  // the table's own sets cover these
-    case Op::gaussian:
-    case Op::sobel:
-    case Op::sharpen:
-    case Op::histogram:
-    case Op::equalize:
-    case Op::otsu:
-    case Op::pool:
-      return {};
+  const std::vector<Param> adaptive_params = {Param::adaptive, Param::window, Param::min_contrast};
+  const std::vector<Param> se_params = {Param::se, Param::iterations};
+  const std::vector<KernelParamSet> all = {
+      {adaptive_params, with("adaptive_w1", adaptive(1, 0))},
+      {adaptive_params, with("adaptive_w9_contrast256", adaptive(9, 256))},
+      {adaptive_params, with("adaptive_w101", adaptive(101, 1))},
+      {se_params, with("rect15x15", se(SeShape::rect, 15, 15))},
+      {se_params, with("rect31x31", se(SeShape::rect, 31, 31))},
+      {se_params, with("rect12x6_iter2", se(SeShape::rect, 12, 6, 2))},
+      {se_params, with("rect1x9", se(SeShape::rect, 1, 9))},
+      {se_params, with("rect9x1", se(SeShape::rect, 9, 1))},
+      {se_params, with("cross31x31", se(SeShape::cross, 31, 31))},
+      {se_params, with("ellipse31x31", se(SeShape::ellipse, 31, 31))},
+      {se_params, with("ellipse16x12", se(SeShape::ellipse, 16, 12))},
+  };
+  std::vector<ParamSet> sets;
+  for (const KernelParamSet& kernel_set : all) {
+    if (std::all_of(kernel_set.reads.begin(), kernel_set.reads.end(),
+                    [op](Param param) { return reads(op, param); })) {
+      sets.push_back(kernel_set.set);
+    }
   }
-  return {};
+  return sets;
 }
 
 /// Hands out blocks in reverse order, so that no result can depend on the order of blocks.
