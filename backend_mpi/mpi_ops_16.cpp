@@ -142,7 +142,7 @@ OpOutput run_thresholding(const Local& local, Op op, const OpParams& params) {
     reference::histogram_rows<Sample>(gray.view, 0, rows, counts);
   });
   OpOutput output;
-  const int t = op == Op::otsu ? otsu_threshold(hist) : isodata_threshold(hist);
+  const int t = global_threshold(op, hist);
   output.threshold = t;
   const bool adaptive = op == Op::segment && params.adaptive;
   on_every_rank(local.comm, [&] {

@@ -42,7 +42,7 @@ mapfile -t entries < <(python3 "$add_op" list)
 echo "check-add-op: vmax3 written into ${#entries[@]} files"
 
 # 3. A scratch build of what runs the op: no Python module, no OpenCV oracle, one benchmark
-# (bench_cpu.cpp switches on Op), CUDA as PTX alone (compiled, never run without a GPU).
+# (bench_cpu.cpp reads the op table), CUDA as PTX alone (compiled, never run without a GPU).
 # shellcheck source-path=SCRIPTDIR source=lib/checks.sh
 source "$root/scripts/lib/checks.sh"
 configure_args=(-S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
