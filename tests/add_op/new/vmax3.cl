@@ -3,8 +3,7 @@
 #ifndef SAMPLE
 #define SAMPLE uchar
 #endif
-__kernel void vmax3(__global const SAMPLE* src, __global SAMPLE* dst, int row_samples,
-                    int height) {
+__kernel void vmax3(__global const SAMPLE* src, __global SAMPLE* dst, int row_samples, int height) {
   const int i = get_global_id(0);
   const int y = get_global_id(1);
   if (i >= row_samples || y >= height) return;
