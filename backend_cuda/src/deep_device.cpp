@@ -153,14 +153,7 @@ void CudaDeepDevice::read_counts(std::span<std::uint32_t> bins, Launch&& launch)
 namespace {
 
 /// The op's 16-bit step from its file in ops/.
-Chain16::Step step_16(Op op) {
-  const Chain16::Step step = cuda_op(op).run_16;
-  if (step == nullptr) {
-    throw std::logic_error("cuda: " + std::string(op_info(op).name) +
-                           " has no 16-bit step (CudaOp::run_16 in its ops/ file)");
-  }
-  return step;
-}
+Chain16::Step step_16(Op op) { return Chain16::required(cuda_op(op).run_16, "cuda", op); }
 
 std::size_t packed_bytes(const deep::Shape& shape) {
   return static_cast<std::size_t>(shape.width) * static_cast<std::size_t>(shape.channels) *

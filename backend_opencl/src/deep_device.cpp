@@ -172,14 +172,7 @@ void ClDeepDevice::pool(const Buffer& in, const Buffer& out, const deep::Shape& 
 namespace {
 
 /// The op's 16-bit step from its file in ops/.
-Chain16::Step step_16(Op op) {
-  const Chain16::Step step = cl_op(op).run_16;
-  if (step == nullptr) {
-    throw std::logic_error("opencl: " + std::string(op_info(op).name) +
-                           " has no 16-bit step (ClOp::run_16 in its ops/ file)");
-  }
-  return step;
-}
+Chain16::Step step_16(Op op) { return Chain16::required(cl_op(op).run_16, "opencl", op); }
 
 }  // namespace
 

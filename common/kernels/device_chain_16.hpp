@@ -27,6 +27,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -78,6 +80,15 @@ class DeviceChain16 {
   static std::optional<Plane> step_of(DeviceChain16& chain, Op op, const Plane& in,
                                       const OpParams& params, OpOutput& output) {
     return (chain.*method)(op, in, params, output);
+  }
+
+  /// `step`, the Step `backend`'s op table gives `op`; std::logic_error naming both if none.
+  static Step required(Step step, std::string_view backend, Op op) {
+    if (step == nullptr) {
+      throw std::logic_error(std::string(backend) + ": " + std::string(op_info(op).name) +
+                             " has no 16-bit step (run_16 in its ops/ file)");
+    }
+    return step;
   }
 
   /// `step_for(op)` is the backend's Step for op.
