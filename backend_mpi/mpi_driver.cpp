@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "mpi_placed.hpp"
 #include "mpi_stream.hpp"
 #include "parfilter/backend.hpp"
 #include "parfilter/error.hpp"
@@ -50,7 +51,10 @@ int run_single(const JobRunner& runner, const World& world) {
   if (const int code = on_root(world, runner, [&] { streamed = runner.open_streamed(job); })) {
     return code;
   }
-  if (agree_streamed(streamed)) return run_streamed_on_ranks(runner, job, streamed);
+  if (agree_streamed(streamed)) {
+    if (const auto code = run_placed_on_ranks(runner, job, streamed)) return *code;
+    return run_streamed_on_ranks(runner, job, streamed);
+  }
 
   Image image;
   double read_ms = 0.0;

@@ -21,6 +21,7 @@ constexpr int kAssignTag = 202;   ///< root -> worker: the next job, or kNoMoreJ
 constexpr int kDoneTag = 203;     ///< worker -> root: every job of mine has finished
 constexpr int kInputTag = 204;    ///< root -> worker (--files-on root): the job's input file
 constexpr int kOutputTag = 205;   ///< worker -> root (--files-on root): the job's output file
+constexpr int kFailureTag = 206;  ///< rank -> root: why one image failed there (mpi_placed)
 constexpr int kNoMoreJobs = -1;
 
 /// What a rank reports about one job.

@@ -51,6 +51,9 @@ struct StageTime {
 struct StreamedJob {
   std::unique_ptr<RowReader> reader;
   std::unique_ptr<RowWriter> writer;
+  /// What `reader` was opened with, for another process that opens the input too (an MPI rank
+  /// reading its own rows).
+  LoadOptions load;
   StripOptions options;
   StageClock::time_point start;
 };

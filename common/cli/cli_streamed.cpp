@@ -52,6 +52,7 @@ std::optional<StreamedJob> open_streamed_job(const Session& s, const Job& job) {
   LoadOptions load;
   load.max_bytes = s.args.max_image_bytes;
   StreamedJob streamed;
+  streamed.load = load;
   streamed.reader = naming_file(job.input, [&] { return open_row_reader(job.input, load); });
   if (!streamed.reader) {
     if (s.args.strip_rows > 0) {

@@ -66,6 +66,11 @@ class BmpRowReader final : public RowReader {
   }
 
   void rewind() override { next_row_ = 0; }
+  [[nodiscard]] bool seek(int row) override {
+    if (row < 0 || row > layout_.height) throw std::logic_error("BmpRowReader: seek past the end");
+    next_row_ = row;
+    return true;
+  }
   [[nodiscard]] std::size_t held_bytes() const override { return chunk_.size(); }
 
  private:
@@ -114,10 +119,16 @@ class BmpRowWriter final : public RowWriter {
   }
 
   void commit() override {
-    if (next_row_ != shape_.height) {
+    if (next_row_ != shape_.height && !handed_out_) {
       throw std::logic_error("BmpRowWriter: commit before the last row");
     }
     file_.commit(options_.sync);
+  }
+
+  [[nodiscard]] std::optional<std::filesystem::path> hand_out_rows() override {
+    if (next_row_ != 0) throw std::logic_error("BmpRowWriter: rows handed out after some written");
+    handed_out_ = true;  // the head is in the file
+    return file_.temporary();
   }
 
  private:
@@ -128,9 +139,25 @@ class BmpRowWriter final : public RowWriter {
   int chunk_rows_ = 1;
   std::vector<std::uint8_t> chunk_;
   int next_row_ = 0;
+  bool handed_out_ = false;
 };
 
+void encode_placed_bmp_row(const std::uint8_t* row, const StreamShape& shape, std::uint8_t* out) {
+  encode_bmp_row(row, shape.width, shape.channels, out);
+}
+
 }  // namespace
+
+PlacedRows placed_bmp_rows(const StreamShape& shape) {
+  const BmpHead head = bmp_head(shape.width, shape.height, shape.channels);
+  PlacedRows placed;
+  placed.header_bytes = head.bytes.size();
+  placed.stored_row_bytes = head.row_bytes;
+  placed.bottom_up = true;
+  placed.height = shape.height;
+  placed.encode = &encode_placed_bmp_row;
+  return placed;
+}
 
 std::unique_ptr<RowReader> open_bmp_row_reader(std::unique_ptr<InputFile> file,
                                                const LoadOptions& options) {

@@ -30,6 +30,8 @@ class OutputFile {
   void write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes);
   /// Gives the file its mode, makes it durable when `sync`, and renames it into place.
   void commit(bool sync);
+  /// The temporary's path, for writers in other processes (MPI ranks, each its own rows).
+  [[nodiscard]] const std::string& temporary() const { return temporary_; }
 
  private:
   std::filesystem::path path_;

@@ -78,6 +78,11 @@ class PnmRowReader final : public RowReader {
   }
 
   void rewind() override { next_row_ = 0; }
+  [[nodiscard]] bool seek(int row) override {
+    if (row < 0 || row > shape_.height) throw std::logic_error("PnmRowReader: seek past the end");
+    next_row_ = row;
+    return true;
+  }
   [[nodiscard]] std::size_t held_bytes() const override { return band_.size(); }
 
  private:
@@ -89,6 +94,15 @@ class PnmRowReader final : public RowReader {
   Bytes band_;
   int next_row_ = 0;
 };
+
+void encode_pnm_row(const std::uint8_t* row, const StreamShape& shape, std::uint8_t* out) {
+  if (shape.depth == Depth::u8) {
+    std::copy_n(row, shape.row_bytes(), out);
+  } else {
+    pnm_big_endian_row(reinterpret_cast<const std::uint16_t*>(row),
+                       static_cast<std::ptrdiff_t>(shape.width) * shape.channels, out);
+  }
+}
 
 class PnmRowWriter final : public RowWriter {
  public:
@@ -108,25 +122,24 @@ class PnmRowWriter final : public RowWriter {
     const std::size_t row_bytes = shape_.row_bytes();
     for (int r = 0; r < count; ++r, ++next_row_) {
       if (band_.size() + row_bytes > band_.capacity()) flush();
-      const std::uint8_t* row = src + r * stride_bytes;
       const std::size_t at = band_.size();
       band_.resize(at + row_bytes);
-      if (shape_.depth == Depth::u8) {
-        std::copy_n(row, row_bytes, band_.data() + at);
-      } else {
-        pnm_big_endian_row(reinterpret_cast<const std::uint16_t*>(row),
-                           static_cast<std::ptrdiff_t>(shape_.width) * shape_.channels,
-                           band_.data() + at);
-      }
+      encode_pnm_row(src + r * stride_bytes, shape_, band_.data() + at);
     }
   }
 
   void commit() override {
-    if (next_row_ != shape_.height) {
+    if (next_row_ != shape_.height && !handed_out_) {
       throw std::logic_error("PnmRowWriter: commit before the last row");
     }
     flush();
     file_.commit(options_.sync);
+  }
+
+  [[nodiscard]] std::optional<std::filesystem::path> hand_out_rows() override {
+    if (next_row_ != 0) throw std::logic_error("PnmRowWriter: rows handed out after some written");
+    handed_out_ = true;  // the header is in the file
+    return file_.temporary();
   }
 
  private:
@@ -141,9 +154,20 @@ class PnmRowWriter final : public RowWriter {
   SaveOptions options_;
   Bytes band_;
   int next_row_ = 0;
+  bool handed_out_ = false;
 };
 
 }  // namespace
+
+PlacedRows placed_pnm_rows(const StreamShape& shape) {
+  PlacedRows placed;
+  placed.header_bytes =
+      pnm_header_text(shape.width, shape.height, shape.channels, shape.depth).size();
+  placed.stored_row_bytes = shape.row_bytes();
+  placed.height = shape.height;
+  placed.encode = &encode_pnm_row;
+  return placed;
+}
 
 std::unique_ptr<RowReader> open_pnm_row_reader(std::unique_ptr<InputFile> file,
                                                const LoadOptions& options) {

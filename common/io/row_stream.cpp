@@ -116,4 +116,19 @@ std::unique_ptr<RowWriter> open_row_writer(const std::filesystem::path& path,
   return nullptr;
 }
 
+std::optional<PlacedRows> placed_rows(const std::filesystem::path& path, const StreamShape& shape) {
+  try {
+    switch (format_for_path(path)) {
+      case ImageFormat::pnm:
+        return io::placed_pnm_rows(shape);
+      case ImageFormat::bmp:
+        return io::placed_bmp_rows(shape);
+      default:
+        return std::nullopt;
+    }
+  } catch (const InputError&) {  // an unknown extension
+    return std::nullopt;
+  }
+}
+
 }  // namespace parfilter

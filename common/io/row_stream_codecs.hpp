@@ -72,5 +72,8 @@ void copy_rows(const std::uint8_t* rows, std::ptrdiff_t stride_bytes, std::uint8
 [[nodiscard]] std::unique_ptr<RowWriter> open_bmp_row_writer(const std::filesystem::path& path,
                                                              const StreamShape& shape,
                                                              const SaveOptions& options);
+/// placed_rows (row_stream.hpp) of the PNM and BMP writers.
+[[nodiscard]] PlacedRows placed_pnm_rows(const StreamShape& shape);
+[[nodiscard]] PlacedRows placed_bmp_rows(const StreamShape& shape);
 
 }  // namespace parfilter::io

@@ -133,6 +133,11 @@ class TiffRowReader final : public RowReader {
   }
 
   void rewind() override { next_row_ = 0; }
+  [[nodiscard]] bool seek(int row) override {  // a strip or row of tiles is decoded on its own
+    if (row < 0 || row > shape_.height) throw std::logic_error("TiffRowReader: seek past the end");
+    next_row_ = row;
+    return true;
+  }
 
   [[nodiscard]] std::size_t held_bytes() const override { return band_.size() + block_.size(); }
 

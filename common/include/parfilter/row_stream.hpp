@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "parfilter/image.hpp"
 #include "parfilter/image_io.hpp"
@@ -48,6 +49,10 @@ class RowReader {
   virtual void read_rows(std::uint8_t* dst, std::ptrdiff_t stride_bytes, int count) = 0;
   /// Starts again from row 0 (the second pass of a global op).
   virtual void rewind() = 0;
+  /// Moves to `row`, so that the next read starts there, where the format allows it without
+  /// decoding the rows above (PNM, BMP, TIFF: its rows or strips lie at known offsets);
+  /// false, the reader unchanged, where it does not (PNG, JPEG).
+  [[nodiscard]] virtual bool seek(int /*row*/) { return false; }
   /// The most bytes the reader holds at once for its own blocks.
   [[nodiscard]] virtual std::size_t held_bytes() const = 0;
 };
@@ -75,7 +80,36 @@ class RowWriter {
   virtual void write_rows(const std::uint8_t* src, std::ptrdiff_t stride_bytes, int count) = 0;
   /// After the last row: completes the file and renames it into place.
   virtual void commit() = 0;
+  /// Lets other processes write the rows (MPI ranks, each its own), for a format whose rows
+  /// lie at fixed offsets (binary PNM, BMP): the temporary file, its header written, where
+  /// they go at placed_rows()' offsets; commit() then takes them as written. nullopt, nothing
+  /// changed, for a compressed format.
+  [[nodiscard]] virtual std::optional<std::filesystem::path> hand_out_rows() {
+    return std::nullopt;
+  }
 };
+
+/// Where the rows of an output whose rows lie at fixed offsets are stored, and how: what a
+/// process other than the writer needs to write some of them (RowWriter::hand_out_rows).
+struct PlacedRows {
+  std::uint64_t header_bytes = 0;
+  std::uint64_t stored_row_bytes = 0;  ///< with the format's padding, which stays zero
+  bool bottom_up = false;              ///< BMP: the image's last row comes first
+  int height = 0;
+  /// Stores one image row, packed as RowWriter::write_rows takes it, into `out` (whose
+  /// padding is left as it is).
+  void (*encode)(const std::uint8_t* row, const StreamShape& shape, std::uint8_t* out) = nullptr;
+
+  [[nodiscard]] std::uint64_t offset(int row) const {
+    const int stored = bottom_up ? height - 1 - row : row;
+    return header_bytes + static_cast<std::uint64_t>(stored) * stored_row_bytes;
+  }
+};
+
+/// How open_row_writer(path, shape) stores rows, where they lie at fixed offsets (binary PNM,
+/// BMP); nullopt for a compressed format (PNG, TIFF, JPEG) or an unknown extension.
+[[nodiscard]] std::optional<PlacedRows> placed_rows(const std::filesystem::path& path,
+                                                    const StreamShape& shape);
 
 /// A writer of an image of `shape` to `path` in the format of its extension, giving the bytes
 /// save_image gives; null for a format not written in rows here (JPEG, TGA). InputError for
