@@ -223,7 +223,7 @@ void run_share(const JobRunner& runner, const CliJob& job, std::optional<Streame
   } else {
     LoadOptions load;
     load.max_bytes = plan.max_image_bytes;
-    own_reader = open_row_reader(job.input, load);
+    own_reader = read_at_depth(open_row_reader(job.input, load), in_shape.depth);  // --depth
     if (!own_reader) throw std::logic_error("run_placed_on_ranks: the input is not read in rows");
     options.strip_rows = plan.strip_rows;
     options.threads = plan.threads;
@@ -255,7 +255,13 @@ std::optional<int> run_placed_on_ranks(const JobRunner& runner, const CliJob& jo
   const bool shared_files = !files_on_root(runner.backend_options(), MPI_COMM_WORLD);
   PlacedPlan plan;
   std::string temporary;
-  if (rank == kRoot && shared_files) plan = root_plan(runner, job, *streamed, temporary);
+  if (rank == kRoot && shared_files) {
+    try {
+      plan = root_plan(runner, job, *streamed, temporary);
+    } catch (...) {  // a reader that cannot seek back: the root's stream runs the job
+      plan = {};
+    }
+  }
   MPI_Bcast(&plan, sizeof(plan), MPI_BYTE, kRoot, MPI_COMM_WORLD);
   if (plan.placed == 0) return std::nullopt;
   temporary.resize(plan.temporary_length);

@@ -165,24 +165,30 @@ for op in gaussian equalize; do
 done
 
 # ---- parfilter-mpi: every rank's peak RSS ----------------------------------------------------
+# PNG to PNG: the root reads and writes, the ranks get and give strips; BMP to BMP: every rank
+# reads and writes its own rows (one host: the files are shared).
 if [[ -x "$mpi" ]] && command -v mpirun >/dev/null; then
   {
     echo
-    echo "parfilter-mpi gaussian on gray.png, every rank's peak RSS (MiB):"
+    echo "parfilter-mpi gaussian, every rank's peak RSS (MiB) and the run's elapsed seconds:"
     echo
-    echo "| ranks | per-rank MiB | output identical to parfilter-serial's |"
-    echo "| --- | --- | --- |"
+    echo "| file | ranks | per-rank MiB | s | output identical to parfilter-serial's |"
+    echo "| --- | --- | --- | --- | --- |"
   } >>"$out/memory.md"
-  "$build/backend_serial/parfilter-serial" gaussian --quiet "$work/gray.png" "$work/serial.png"
-  for np in 2 4; do
-    rm -f "$work"/rss.*
-    # Each rank's own /usr/bin/time, into a file named by its rank.
-    mpirun --oversubscribe -np "$np" sh -c '/usr/bin/time -f %M -o "$0/rss.$OMPI_COMM_WORLD_RANK" "$@"' \
-      "$work" "$mpi" gaussian --quiet "$work/gray.png" "$work/mpi.png"
-    rss="$(for f in "$work"/rss.*; do printf '%d ' "$(($(tail -n 1 "$f") / 1024))"; done)"
-    same=no
-    cmp -s "$work/serial.png" "$work/mpi.png" && same=yes
-    echo "| $np | $rss | $same |" >>"$out/memory.md"
+  for ext in png bmp; do
+    "$build/backend_serial/parfilter-serial" gaussian --quiet "$work/gray.$ext" "$work/serial.$ext"
+    for np in 2 4; do
+      rm -f "$work"/rss.*
+      # Each rank's own /usr/bin/time, into a file named by its rank.
+      start_s="$(date +%s.%N)"
+      mpirun --oversubscribe -np "$np" sh -c '/usr/bin/time -f %M -o "$0/rss.$OMPI_COMM_WORLD_RANK" "$@"' \
+        "$work" "$mpi" gaussian --quiet "$work/gray.$ext" "$work/mpi.$ext"
+      seconds="$(echo "$(date +%s.%N) - $start_s" | bc)"
+      rss="$(for f in "$work"/rss.*; do printf '%d ' "$(($(tail -n 1 "$f") / 1024))"; done)"
+      same=no
+      cmp -s "$work/serial.$ext" "$work/mpi.$ext" && same=yes
+      printf '| gray.%s | %d | %s| %.2f | %s |\n' "$ext" "$np" "$rss" "$seconds" "$same" >>"$out/memory.md"
+    done
   done
 fi
 cat "$out/memory.md"

@@ -137,10 +137,10 @@ void add_options(CLI::App& app, CliArgs& args) {
                  "mpi: the backend each rank computes with (serial, pthread, openmp, cuda, "
                  "opencl; default: the CPU kernels on --threads OpenMP threads)");
   app.add_option("--files-on", args.files_on,
-                 "mpi batch: root (rank 0 alone reads and writes the files, sending their bytes: "
-                 "no shared file system needed), every-rank (each rank opens its own: a shared "
-                 "file system) or auto (the default: every-rank when all ranks run on one node, "
-                 "else root)")
+                 "mpi: root (rank 0 alone reads and writes the files, sending their bytes or "
+                 "strips: no shared file system needed), every-rank (each rank opens a batch's "
+                 "files, and its own rows of one image in strips: a shared file system) or auto "
+                 "(the default: every-rank when all ranks run on one node, else root)")
       ->check(CLI::IsMember({"auto", "root", "every-rank"}));
   app.add_flag("--list-devices", args.list_devices, "list the devices this backend can use");
   app.add_option("--repeat", args.repeat, "run N times, report the median compute time")

@@ -169,7 +169,7 @@ std::vector<std::uint8_t> read_job_input(const Session& s, const Job& job) {
 /// 16-bit image refused here, before any compute, where neither can.
 Image at_job_depth(const Session& s, const Job& job, Image image) {
   if (s.args.depth != 0) {
-    image = convert_depth(image, s.args.depth == bits_of(Depth::u16) ? Depth::u16 : Depth::u8);
+    image = convert_depth(image, depth_of_bits(s.args.depth));
   }
   for (const OpStep& step : s.chain) validate_params(step.op, step.params, image.depth());
   if (image.depth() == Depth::u8) return image;

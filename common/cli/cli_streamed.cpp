@@ -47,7 +47,7 @@ std::string progress_bar(int done, int total, double elapsed_ms) {
 }  // namespace
 
 std::optional<StreamedJob> open_streamed_job(const Session& s, const Job& job) {
-  if (s.args.repeat != 1 || s.args.depth != 0) return std::nullopt;  // timing studies run whole
+  if (s.args.repeat != 1) return std::nullopt;  // timing studies run whole
   check_job_paths(s, job);
   LoadOptions load;
   load.max_bytes = s.args.max_image_bytes;
@@ -61,6 +61,9 @@ std::optional<StreamedJob> open_streamed_job(const Session& s, const Job& job) {
                        "strips (--strip-rows): PNG, TIFF, PNM, BMP and baseline JPEG are");
     }
     return std::nullopt;
+  }
+  if (s.args.depth != 0) {
+    streamed.reader = read_at_depth(std::move(streamed.reader), depth_of_bits(s.args.depth));
   }
   const StreamShape shape = streamed.reader->shape();
   const std::uint64_t budget = s.args.max_memory != 0 ? s.args.max_memory : default_max_memory();

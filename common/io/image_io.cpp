@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -343,24 +344,29 @@ std::optional<TiffCompression> parse_tiff_compression(std::string_view text) {
   return std::nullopt;
 }
 
-Image convert_depth(const Image& image, Depth depth) {
-  if (image.empty() || image.depth() == depth) return image;
+void convert_depth_samples(const std::uint8_t* in, Depth from, std::uint8_t* out, Depth to,
+                           std::size_t count) {
   constexpr std::uint32_t kScale16 = 257;  // 255 * 257 = 65535
   constexpr std::uint32_t kTop8 = 255;
   constexpr std::uint32_t kTop16 = 65535;
-  Image out = Image::uninitialized(image.width(), image.height(), image.channels(), depth);
-  const auto count = image.size_bytes() / bytes_per_sample(image.depth());
-  if (depth == Depth::u16) {
-    const std::uint8_t* in = image.samples<std::uint8_t>();
-    std::uint16_t* to = out.samples<std::uint16_t>();
-    for (std::size_t i = 0; i < count; ++i) to[i] = static_cast<std::uint16_t>(in[i] * kScale16);
+  if (from == to) {
+    std::memcpy(out, in, count * bytes_per_sample(from));
+  } else if (to == Depth::u16) {
+    auto* wide = reinterpret_cast<std::uint16_t*>(out);
+    for (std::size_t i = 0; i < count; ++i) wide[i] = static_cast<std::uint16_t>(in[i] * kScale16);
   } else {
-    const std::uint16_t* in = image.samples<std::uint16_t>();
-    std::uint8_t* to = out.samples<std::uint8_t>();
+    const auto* wide = reinterpret_cast<const std::uint16_t*>(in);
     for (std::size_t i = 0; i < count; ++i) {
-      to[i] = static_cast<std::uint8_t>((kTop8 * in[i] + kTop16 / 2) / kTop16);
+      out[i] = static_cast<std::uint8_t>((kTop8 * wide[i] + kTop16 / 2) / kTop16);
     }
   }
+}
+
+Image convert_depth(const Image& image, Depth depth) {
+  if (image.empty() || image.depth() == depth) return image;
+  Image out = Image::uninitialized(image.width(), image.height(), image.channels(), depth);
+  convert_depth_samples(image.samples<std::uint8_t>(), image.depth(), out.samples<std::uint8_t>(),
+                        depth, image.size_bytes() / bytes_per_sample(image.depth()));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "codecs.hpp"
 #include "file_io.hpp"
@@ -70,6 +71,47 @@ std::unique_ptr<RowReader> open_row_reader(const std::filesystem::path& path,
       break;
   }
   return nullptr;
+}
+
+namespace {
+
+class DepthReader final : public RowReader {
+ public:
+  DepthReader(std::unique_ptr<RowReader> reader, Depth depth)
+      : reader_(std::move(reader)), depth_(depth) {}
+  [[nodiscard]] StreamShape shape() const override {
+    StreamShape shape = reader_->shape();
+    shape.depth = depth_;
+    return shape;
+  }
+  void read_rows(std::uint8_t* dst, std::ptrdiff_t stride_bytes, int count) override {
+    const StreamShape from = reader_->shape();
+    const std::size_t row_bytes = from.row_bytes();
+    rows_.resize(row_bytes * static_cast<std::size_t>(count));
+    reader_->read_rows(rows_.data(), static_cast<std::ptrdiff_t>(row_bytes), count);
+    const auto samples = static_cast<std::size_t>(from.width) * from.channels;
+    for (int r = 0; r < count; ++r) {
+      convert_depth_samples(rows_.data() + r * row_bytes, from.depth, dst + r * stride_bytes,
+                            depth_, samples);
+    }
+  }
+  void rewind() override { reader_->rewind(); }
+  [[nodiscard]] bool seek(int row) override { return reader_->seek(row); }
+  [[nodiscard]] std::size_t held_bytes() const override {
+    return reader_->held_bytes() + rows_.capacity();
+  }
+
+ private:
+  std::unique_ptr<RowReader> reader_;
+  Depth depth_;
+  std::vector<std::uint8_t> rows_;  // the rows of one read, at the file's depth
+};
+
+}  // namespace
+
+std::unique_ptr<RowReader> read_at_depth(std::unique_ptr<RowReader> reader, Depth depth) {
+  if (!reader || reader->shape().depth == depth) return reader;
+  return std::make_unique<DepthReader>(std::move(reader), depth);
 }
 
 std::unique_ptr<RowWriter> open_row_writer(const std::filesystem::path& path,

@@ -113,6 +113,14 @@ TEST_F(CliStream, SixteenBitsStreamAsTheyRunWhole) {
   }
 }
 
+TEST_F(CliStream, DepthConversionStreams) {
+  const fs::path gray = input("gray.pgm", test::synthetic_image(kWidth, kHeight, 1, 11));
+  expect_same_as_whole(gray, "gaussian", ".pgm", {"--depth", "16"});
+  const fs::path deep =
+      input("deep.png", test::synthetic_image_16(kWidth, kHeight, 3, 12, kTwelveBits));
+  expect_same_as_whole(deep, "sharpen,equalize", ".png", {"--depth", "8"});
+}
+
 TEST_F(CliStream, WhatCannotStreamIsOneLineAndNoFile) {
   const fs::path in = input("in.png", test::synthetic_image(kWidth, kHeight, 3, 8));
   const fs::path tga_out = work_ / "out.tga";

@@ -70,6 +70,10 @@ check 2 "$work/deep.pgm" pgm
 check 2 "$work/rgb.ppm" bmp
 check 5 "$work/1x1.pgm" pgm
 check 5 "$work/7x1.pgm" bmp
+# --depth: every rank converts its own rows.
+run_mpi 3 gaussian --depth 16 --strip-rows 3 --files-on every-rank "$work/gray.pgm" "$work/mpi.pgm"
+"$serial_exe" gaussian --depth 16 "$work/gray.pgm" "$work/serial.pgm"
+cmp -s "$work/mpi.pgm" "$work/serial.pgm" || fail "--depth 16 on 3 ranks: not the serial backend's bytes"
 
 # ---- a corrupt last strip: the last rank alone meets it, and says so once --------------------
 # A 16-bit TIFF of 7 strips (32 rows of 8 KiB each), the last one's bytes overwritten, the IFD

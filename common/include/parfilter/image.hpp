@@ -138,6 +138,10 @@ using ConstImageView16 = BasicImageView<const std::uint16_t>;
 enum class Depth : std::uint8_t { u8, u16 };
 
 [[nodiscard]] constexpr int bits_of(Depth depth) { return depth == Depth::u8 ? 8 : 16; }
+/// The depth of `bits` bits a sample (16, else 8).
+[[nodiscard]] constexpr Depth depth_of_bits(int bits) {
+  return bits == bits_of(Depth::u16) ? Depth::u16 : Depth::u8;
+}
 [[nodiscard]] constexpr std::size_t bytes_per_sample(Depth depth) {
   return depth == Depth::u8 ? 1 : 2;
 }

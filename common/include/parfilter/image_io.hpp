@@ -77,6 +77,9 @@ enum class TiffCompression { none, lzw, deflate, packbits };
 /// `image` at `depth`: 8 -> 16 is 257 v, 16 -> 8 is floor((255 v + 32767) / 65535)
 /// (--depth); the image itself when it has that depth.
 [[nodiscard]] Image convert_depth(const Image& image, Depth depth);
+/// convert_depth on `count` samples: from `in` at depth `from` to `out` at depth `to`.
+void convert_depth_samples(const std::uint8_t* in, Depth from, std::uint8_t* out, Depth to,
+                           std::size_t count);
 
 /// The save format for a path's extension (case-insensitive .png .bmp .jpg .jpeg .tga), or
 /// throws InputError("<path>: unknown output extension ...").

@@ -65,6 +65,11 @@ class RowReader {
 [[nodiscard]] std::unique_ptr<RowReader> open_row_reader(const std::filesystem::path& path,
                                                          const LoadOptions& options = {});
 
+/// `reader`'s rows at `depth`, converted as convert_depth converts them (--depth); `reader`
+/// itself where it reads at that depth.
+[[nodiscard]] std::unique_ptr<RowReader> read_at_depth(std::unique_ptr<RowReader> reader,
+                                                       Depth depth);
+
 /// Writes an image file's rows in order, atomically, as save_image does: into a hidden
 /// temporary file renamed into place by commit(); destroyed without commit (an error, a
 /// signal), the temporary is removed and an existing file at the path is left as it was.
