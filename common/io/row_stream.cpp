@@ -165,9 +165,13 @@ std::optional<PlacedRows> placed_rows(const std::filesystem::path& path, const S
         return io::placed_pnm_rows(shape);
       case ImageFormat::bmp:
         return io::placed_bmp_rows(shape);
-      default:
-        return std::nullopt;
+      case ImageFormat::png:
+      case ImageFormat::jpeg:
+      case ImageFormat::tga:
+      case ImageFormat::tiff:
+        break;  // compressed, or not written in rows here
     }
+    return std::nullopt;
   } catch (const InputError&) {  // an unknown extension
     return std::nullopt;
   }
