@@ -365,8 +365,8 @@ void convert_depth_samples(const std::uint8_t* in, Depth from, std::uint8_t* out
 Image convert_depth(const Image& image, Depth depth) {
   if (image.empty() || image.depth() == depth) return image;
   Image out = Image::uninitialized(image.width(), image.height(), image.channels(), depth);
-  convert_depth_samples(image.samples<std::uint8_t>(), image.depth(), out.samples<std::uint8_t>(),
-                        depth, image.size_bytes() / bytes_per_sample(image.depth()));
+  convert_depth_samples(image.bytes(), image.depth(), out.bytes(), depth,
+                        image.size_bytes() / bytes_per_sample(image.depth()));
   return out;
 }
 
