@@ -14,6 +14,7 @@
 #include "mpi_messages.hpp"
 #include "mpi_node.hpp"
 #include "mpi_rank.hpp"
+#include "mpi_stream.hpp"
 #include "parfilter/error.hpp"
 #include "parfilter/strip_plan.hpp"
 
@@ -24,19 +25,11 @@ constexpr int kRoot = 0;
 /// Output bytes a rank encodes before each write: few, large writes.
 constexpr std::size_t kWriteChunkBytes = std::size_t{4} << 20;
 
-/// What every rank needs from the root to run its share: the input's shape, what its reader
-/// may hold, the strip options, and the length of the temporary's path that follows.
+/// What every rank needs from the root to run its share: whether the job runs so, the root's
+/// stream plan, and the length of the temporary's path that follows.
 struct PlacedPlan {
   std::int32_t placed = 0;
-  std::int32_t width = 0;
-  std::int32_t height = 0;
-  std::int32_t channels = 0;
-  std::int32_t depth = 0;
-  std::int32_t strip_rows = 0;
-  std::int32_t threads = 1;
-  std::uint64_t max_image_bytes = 0;
-  std::uint64_t max_memory = 0;
-  std::uint64_t strip_bytes = 0;
+  StreamPlan stream;
   std::uint64_t temporary_length = 0;
 };
 
@@ -168,28 +161,15 @@ class PlacedBandWriter final : public RowWriter {
 /// The root's plan, its writer's rows handed out, where the job runs so; placed 0 where not.
 PlacedPlan root_plan(const JobRunner& runner, const CliJob& job, StreamedJob& streamed,
                      std::string& temporary) {
-  PlacedPlan plan;
   const StreamShape shape = streamed.reader->shape();
   if (!streamed.writer || !runs_as_one_band(runner.chain()) || !streamed.reader->seek(0) ||
       !placed_rows(job.output, streamed_result_shape(runner.chain(), shape))) {
-    return plan;
+    return {};
   }
   const auto handed_out = streamed.writer->hand_out_rows();
-  if (!handed_out) return plan;
+  if (!handed_out) return {};
   temporary = handed_out->string();
-  const StripOptions& options = streamed.options;
-  plan = {1,
-          shape.width,
-          shape.height,
-          shape.channels,
-          static_cast<std::int32_t>(shape.depth),
-          options.strip_rows,
-          options.threads,
-          streamed.load.max_bytes,
-          options.max_memory,
-          options.strip_bytes,
-          temporary.size()};
-  return plan;
+  return {1, plan_of(streamed), temporary.size()};
 }
 
 /// This rank's share of the output: its rows of `height`, split evenly.
@@ -204,8 +184,7 @@ RowRange share_of(int height, int rank, int ranks) {
 void run_share(const JobRunner& runner, const CliJob& job, std::optional<StreamedJob>& streamed,
                const PlacedPlan& plan, MPI_File file, int rank, int ranks) {
   const OpChain& chain = runner.chain();
-  const StreamShape in_shape{plan.width, plan.height, plan.channels,
-                             static_cast<Depth>(plan.depth)};
+  const StreamShape in_shape = plan.stream.shape();
   const StreamShape out_shape = streamed_result_shape(chain, in_shape);
   const RowRange share = share_of(out_shape.height, rank, ranks);
   if (share.empty()) return;
@@ -222,13 +201,10 @@ void run_share(const JobRunner& runner, const CliJob& job, std::optional<Streame
     options = streamed->options;
   } else {
     LoadOptions load;
-    load.max_bytes = plan.max_image_bytes;
+    load.max_bytes = plan.stream.max_image_bytes;
     own_reader = read_at_depth(open_row_reader(job.input, load), in_shape.depth);  // --depth
     if (!own_reader) throw std::logic_error("run_placed_on_ranks: the input is not read in rows");
-    options.strip_rows = plan.strip_rows;
-    options.threads = plan.threads;
-    options.max_memory = plan.max_memory;
-    options.strip_bytes = plan.strip_bytes;
+    options = plan.stream.options();
   }
   WindowReader input(streamed ? *streamed->reader : *own_reader, window);
   PlacedBandWriter output(file, *placed_rows(job.output, out_shape), out_shape,

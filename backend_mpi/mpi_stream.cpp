@@ -12,20 +12,6 @@ namespace {
 
 constexpr int kRoot = 0;
 
-/// What every rank needs to run the root's strips in the same order: the input's shape, the
-/// root reader's held bytes and the strip options that choose the strips.
-struct StreamPlan {
-  std::int32_t width = 0;
-  std::int32_t height = 0;
-  std::int32_t channels = 0;
-  std::int32_t depth = 0;
-  std::int32_t strip_rows = 0;
-  std::int32_t threads = 1;
-  std::uint64_t reader_held = 0;
-  std::uint64_t max_memory = 0;
-  std::uint64_t strip_bytes = 0;
-};
-
 int rank_of_world() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -103,6 +89,30 @@ class DeferringWriter final : public RowWriter {
 
 }  // namespace
 
+StripOptions StreamPlan::options() const {
+  StripOptions options;
+  options.strip_rows = strip_rows;
+  options.threads = threads;
+  options.max_memory = max_memory;
+  options.strip_bytes = strip_bytes;
+  return options;
+}
+
+StreamPlan plan_of(const StreamedJob& streamed) {
+  const StreamShape shape = streamed.reader->shape();
+  const StripOptions& options = streamed.options;
+  return {shape.width,
+          shape.height,
+          shape.channels,
+          static_cast<std::int32_t>(shape.depth),
+          options.strip_rows,
+          options.threads,
+          streamed.reader->held_bytes(),
+          streamed.load.max_bytes,
+          options.max_memory,
+          options.strip_bytes};
+}
+
 bool agree_streamed(const std::optional<StreamedJob>& streamed) {
   int flag = streamed.has_value() ? 1 : 0;
   MPI_Bcast(&flag, 1, MPI_INT, kRoot, MPI_COMM_WORLD);
@@ -113,23 +123,10 @@ int run_streamed_on_ranks(const JobRunner& runner, const CliJob& job,
                           std::optional<StreamedJob>& streamed) {
   const bool root = rank_of_world() == kRoot;
   StreamPlan plan;
-  if (root) {
-    const StreamShape shape = streamed->reader->shape();
-    const StripOptions& options = streamed->options;
-    plan = {shape.width,
-            shape.height,
-            shape.channels,
-            static_cast<std::int32_t>(shape.depth),
-            options.strip_rows,
-            options.threads,
-            streamed->reader->held_bytes(),
-            options.max_memory,
-            options.strip_bytes};
-  }
+  if (root) plan = plan_of(*streamed);
   MPI_Bcast(&plan, sizeof(plan), MPI_BYTE, kRoot, MPI_COMM_WORLD);
 
-  const StreamShape shape{plan.width, plan.height, plan.channels, static_cast<Depth>(plan.depth)};
-  FollowerReader follower_reader(shape, plan.reader_held);
+  FollowerReader follower_reader(plan.shape(), plan.reader_held);
   DiscardingWriter discarding;
   std::optional<DeferringReader> reader;
   std::optional<DeferringWriter> writer;
@@ -139,10 +136,7 @@ int run_streamed_on_ranks(const JobRunner& runner, const CliJob& job,
     reader.emplace(*streamed->reader);
     if (streamed->writer) writer.emplace(*streamed->writer);
   } else {
-    options.strip_rows = plan.strip_rows;
-    options.threads = plan.threads;
-    options.max_memory = plan.max_memory;
-    options.strip_bytes = plan.strip_bytes;
+    options = plan.options();
     options.follower = true;
   }
   const bool histogram = op_info(runner.chain().back().op).traits.histogram_result;

@@ -4,11 +4,37 @@
 // than a few strips. Not installed.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "cli_driver.hpp"
 
 namespace parfilter::mpi_detail {
+
+/// What every rank needs of the root's streamed job to run its part of the same strips: the
+/// input's shape, what the root's reader holds and may hold, and the strip options. Sent as
+/// bytes (MPI_Bcast of the struct).
+struct StreamPlan {
+  std::int32_t width = 0;
+  std::int32_t height = 0;
+  std::int32_t channels = 0;
+  std::int32_t depth = 0;
+  std::int32_t strip_rows = 0;
+  std::int32_t threads = 1;
+  std::uint64_t reader_held = 0;
+  std::uint64_t max_image_bytes = 0;
+  std::uint64_t max_memory = 0;
+  std::uint64_t strip_bytes = 0;
+
+  [[nodiscard]] StreamShape shape() const {
+    return {width, height, channels, static_cast<Depth>(depth)};
+  }
+  /// The root's strip options, for another rank (no progress, no host threads' callback).
+  [[nodiscard]] StripOptions options() const;
+};
+
+/// The root's plan of its streamed job.
+[[nodiscard]] StreamPlan plan_of(const StreamedJob& streamed);
 
 /// Runs the job the root opened for strips (`streamed`, empty on the other ranks, which get
 /// its shape and plan from the root) on every rank; the root commits the output and prints the

@@ -9,47 +9,10 @@
 #   test_mpi_cli.sh <parfilter-mpi> <parfilter-serial> <data dir> <mpiexec> [mpiexec flag...]
 set -uo pipefail
 
-mpi_exe="$1"
-serial_exe="$2"
-data="$3"
-shift 3
-mpiexec=("$@")
 readonly time_bound_s=30
 readonly batch_bound_s=120  # up to the first image, however slow the build (ASan: 20-30 s)
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run_mpi <ranks> <args...>: runs parfilter-mpi; sets rc, and leaves stdout/stderr in files.
-run_mpi() {
-  local ranks="$1"
-  shift
-  timeout "$time_bound_s" "${mpiexec[@]}" -n "$ranks" "$mpi_exe" "$@" \
-    >"$work/stdout" 2>"$work/stderr"
-  rc=$?
-  if [[ $rc -eq 124 ]]; then fail "parfilter-mpi $* on $ranks ranks did not end in ${time_bound_s} s"; fi
-}
-
-expect_rc() {
-  [[ $rc -eq $1 ]] || fail "$2: exit code $rc, expected $1 (stderr: $(cat "$work/stderr"))"
-}
-
-# expect_one_error <what> <pattern>: stderr is exactly one "parfilter-mpi: " line matching.
-expect_one_error() {
-  local lines
-  lines="$(wc -l <"$work/stderr")"
-  [[ $lines -eq 1 ]] || fail "$1: $lines stderr lines, expected 1: $(cat "$work/stderr")"
-  grep -q "^parfilter-mpi: .*$2" "$work/stderr" || fail "$1: no error matching '$2'"
-}
-
-same_file() {
-  cmp -s "$1" "$2" || fail "$3: $1 differs from $2"
-}
+# shellcheck source=mpi_cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mpi_cli_lib.sh"
 
 # ---- results equal the serial backend's, at rank counts from 1 to more than the rows -------
 "$serial_exe" pool "$data/astronaut.png" "$work/half.png"  # 256x256
@@ -288,8 +251,4 @@ else
   fi
 fi
 
-if [[ $failures -gt 0 ]]; then
-  echo "$failures check(s) failed" >&2
-  exit 1
-fi
-echo "parfilter-mpi command line: all checks passed"
+finish "parfilter-mpi command line: all checks passed"

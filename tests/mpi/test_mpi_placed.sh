@@ -2,41 +2,16 @@
 # parfilter-mpi on one image in strips where every rank reads and writes its own rows (the
 # files shared: --files-on every-rank, or auto on one host; uncompressed output): the bytes
 # parfilter-serial writes, at rank counts from 1 to more than the output's rows, for chains of
-# band steps (a pool first included), 8 and 16 bits, PNM, BMP and TIFF input; a truncated
+# band steps (a pool first included), 8 and 16 bits, PNM, BMP and TIFF input; a corrupt
 # strip or a failed write ends every rank with one line naming the rank that met it, and
 # leaves no output and no temporary.
 #
 #   test_mpi_placed.sh <parfilter-mpi> <parfilter-serial> <data dir> <mpiexec> [mpiexec flag...]
 set -uo pipefail
 
-mpi_exe="$1"
-serial_exe="$2"
-data="$3"
-shift 3
-mpiexec=("$@")
 readonly time_bound_s=60
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-run_mpi() {  # run_mpi <ranks> <args...>: sets rc; stdout and stderr in files
-  local ranks="$1"
-  shift
-  timeout "$time_bound_s" "${mpiexec[@]}" -n "$ranks" "$mpi_exe" "$@" \
-    >"$work/stdout" 2>"$work/stderr"
-  rc=$?
-  [[ $rc -ne 124 ]] || fail "parfilter-mpi $* on $ranks ranks did not end in ${time_bound_s} s"
-}
-
-no_output_left() {  # no_output_left <what> <output>
-  [[ ! -e "$2" ]] || fail "$1: an output was written"
-  [[ -z "$(find "$(dirname "$2")" -name ".$(basename "$2").tmp.*")" ]] || fail "$1: a temporary was left"
-}
+# shellcheck source=mpi_cli_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mpi_cli_lib.sh"
 
 # ---- inputs: 8-bit gray and RGB, 16-bit gray, a 1x1 and a 7x1 image --------------------------
 "$serial_exe" gray "$data/coins.png" "$work/gray.pgm"
@@ -55,9 +30,9 @@ check() {  # check <ranks> <input> <output extension>
     read -ra op_args <<<"$chain"
     local what="$chain on $(basename "$input") to .$ext, $ranks ranks"
     run_mpi "$ranks" "${op_args[@]}" --strip-rows 3 --files-on every-rank "$input" "$work/mpi.$ext"
-    [[ $rc -eq 0 ]] || fail "$what: exit code $rc: $(cat "$work/stderr")"
+    expect_rc 0 "$what"
     "$serial_exe" "${op_args[@]}" "$input" "$work/serial.$ext"
-    cmp -s "$work/mpi.$ext" "$work/serial.$ext" || fail "$what: not the serial backend's bytes"
+    same_file "$work/mpi.$ext" "$work/serial.$ext" "$what"
   done
 }
 for ranks in 1 3; do
@@ -121,8 +96,4 @@ if [[ $(wc -l <"$work/stderr") -ne 1 ]] ||
 fi
 no_output_left "a write over the file-size limit" "$work/limited/out.ppm"
 
-if [[ $failures -ne 0 ]]; then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "parfilter-mpi, every rank its own rows: all checks passed"
+finish "parfilter-mpi, every rank its own rows: all checks passed"
