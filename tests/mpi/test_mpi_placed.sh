@@ -76,11 +76,8 @@ data[offset:offset + length] = b"\xff" * length
 open(sys.argv[2], "wb").write(data)
 PY
 run_mpi 3 gaussian --strip-rows 4 --files-on every-rank "$work/corrupt.tif" "$work/out.pgm"
-[[ $rc -eq 2 ]] || fail "a corrupt last strip: exit code $rc, expected 2"
-if [[ $(wc -l <"$work/stderr") -ne 1 ]] ||
-  ! grep -q "^parfilter-mpi: .*corrupt.tif.*(rank 2 on host " "$work/stderr"; then
-  fail "a corrupt last strip: not one line naming the file and rank 2: $(cat "$work/stderr")"
-fi
+expect_rc 2 "a corrupt last strip"
+expect_one_error "a corrupt last strip" "corrupt.tif.*(rank 2 on host "
 no_output_left "a corrupt last strip" "$work/out.pgm"
 
 # ---- a write over the file-size limit: one line, exit 1, nothing left ------------------------
@@ -89,11 +86,8 @@ timeout "$time_bound_s" "${mpiexec[@]}" -n 3 --mca btl tcp,self bash -c \
   "ulimit -f 100; exec '$mpi_exe' gaussian --strip-rows 8 --files-on every-rank \
    '$work/rgb.ppm' '$work/limited/out.ppm'" >"$work/stdout" 2>"$work/stderr"
 rc=$?
-[[ $rc -eq 1 ]] || fail "a write over the file-size limit: exit code $rc, expected 1"
-if [[ $(wc -l <"$work/stderr") -ne 1 ]] ||
-  ! grep -q "^parfilter-mpi: .*out.ppm: cannot write.*(rank [12] on host " "$work/stderr"; then
-  fail "a write over the file-size limit: not one line: $(cat "$work/stderr")"
-fi
+expect_rc 1 "a write over the file-size limit"
+expect_one_error "a write over the file-size limit" "out.ppm: cannot write.*(rank [12] on host "
 no_output_left "a write over the file-size limit" "$work/limited/out.ppm"
 
 finish "parfilter-mpi, every rank its own rows: all checks passed"
