@@ -50,6 +50,32 @@ run_mpi 3 gaussian --depth 16 --strip-rows 3 --files-on every-rank "$work/gray.p
 "$serial_exe" gaussian --depth 16 "$work/gray.pgm" "$work/serial.pgm"
 cmp -s "$work/mpi.pgm" "$work/serial.pgm" || fail "--depth 16 on 3 ranks: not the serial backend's bytes"
 
+# ---- a two-page TIFF: its first page, and the note that says so once (the root), not once a rank
+python3 - "$work/pages.tif" <<'PY'
+import struct, sys
+width, height, pages = 40, 30, 2
+out = bytearray(b"II*\0" + struct.pack("<I", 8))
+for page in range(pages):
+    entries = 9
+    ifd = len(out)
+    pixels = ifd + 2 + 12 * entries + 4
+    next_ifd = pixels + width * height if page + 1 < pages else 0
+    tags = [(256, 3, width), (257, 3, height), (258, 3, 8), (259, 3, 1), (262, 3, 1),
+            (273, 4, pixels), (277, 3, 1), (278, 3, height), (279, 4, width * height)]
+    out += struct.pack("<H", entries)
+    for tag, kind, value in tags:
+        out += struct.pack("<HHI", tag, kind, 1) + struct.pack("<I", value)
+    out += struct.pack("<I", next_ifd)
+    out += bytes((x * 7 + y * 3 + page * 50) % 256 for y in range(height) for x in range(width))
+open(sys.argv[1], "wb").write(out)
+PY
+run_mpi 3 gaussian --strip-rows 4 --files-on every-rank "$work/pages.tif" "$work/pages.pgm"
+expect_rc 0 "a two-page TIFF"
+[[ $(wc -l <"$work/stderr") -eq 1 ]] && grep -q "a multi-page TIFF" "$work/stderr" ||
+  fail "a two-page TIFF: not one note: $(cat "$work/stderr")"
+"$serial_exe" gaussian "$work/pages.tif" "$work/serial.pgm" 2>/dev/null
+same_file "$work/pages.pgm" "$work/serial.pgm" "a two-page TIFF"
+
 # ---- a corrupt last strip: the last rank alone meets it, and says so once --------------------
 # A 16-bit TIFF of 7 strips (32 rows of 8 KiB each), the last one's bytes overwritten, the IFD
 # left whole: the file opens, its last rows cannot be decoded.
